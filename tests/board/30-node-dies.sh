@@ -1,0 +1,53 @@
+#!/bin/bash
+# A node VM dies mid-run: everything that depends on it fails fast with a
+# clear message instead of hanging, and the board still stops cleanly.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/board/lib.sh"
+board_suite_begin
+
+if ! board start -n 2 >/dev/null 2>&1; then
+	not_ok "2 nodes boot"
+	tap_done
+	exit 1
+fi
+ok "2 nodes boot"
+
+# A long ping-pong on node0 towards node1 and a long command on node1.
+on node0 eusrv-mbox ping 1 -c 100000000 >"$BUILD/dies.ping" 2>&1 &
+ppid=$!
+on node1 sleep 600 >"$BUILD/dies.sleep" 2>&1 &
+spid=$!
+sleep 3
+
+t0=$(date +%s)
+board kill node1 >/dev/null 2>&1 || not_ok "board kill node1"
+
+wait $spid
+src=$?
+t1=$(date +%s)
+diag "exec on node1 after kill: status $src after $((t1 - t0)) s: $(head -c 300 "$BUILD/dies.sleep")"
+if [ $src -ne 0 ] && [ $((t1 - t0)) -le 30 ] && grep -q "node1" "$BUILD/dies.sleep"; then
+	ok "exec on the dead node fails fast, naming it"
+else
+	not_ok "exec on the dead node fails fast, naming it"
+fi
+
+wait $ppid
+prc=$?
+t2=$(date +%s)
+diag "ping-pong towards node1: status $prc after $((t2 - t0)) s: $(tail -c 300 "$BUILD/dies.ping")"
+if [ $prc -ne 0 ] && [ $((t2 - t0)) -le 30 ] && grep -q "node 1" "$BUILD/dies.ping"; then
+	ok "ping-pong towards the dead node fails fast, naming it"
+else
+	not_ok "ping-pong towards the dead node fails fast, naming it"
+fi
+
+check "node0 still works" on node0 true
+check "board stop after a node died" board stop
+if pgrep -f "eusrv-board-model|qemu-system-x86_64.*eusrv" >/dev/null; then
+	not_ok "no board processes left"
+else
+	ok "no board processes left"
+fi
+tap_done
