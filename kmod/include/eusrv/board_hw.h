@@ -134,8 +134,10 @@
 /*
  * Inbound FIFO entry i lives at EUSRV_MBOX_FIFO + (i % DEPTH) * 16.  The
  * model fills entries, then advances RX_PROD; the node reads entries
- * between RX_CONS and RX_PROD, then advances RX_CONS and, if RX_STALLED is
- * set, kicks EUSRV_VEC_MBOX so that waiting stores are retried.
+ * between RX_CONS and RX_PROD, then advances RX_CONS, issues a full barrier
+ * and, if RX_STALLED is set, kicks EUSRV_VEC_MBOX so that waiting stores are
+ * retried.  The barrier pairs with the model's: it sets RX_STALLED, issues a
+ * full barrier and re-reads RX_CONS before it lets a store wait.
  */
 struct eusrv_mbox_fifo_entry {
 	__u64 msg;

@@ -1,0 +1,55 @@
+/*
+ * The blocks of every node, wired to the outside world: kicks arrive here
+ * by vector, interrupts leave through the node's interrupt eventfds, each
+ * node has a timerfd for its blocks' timeouts, and a run queue lets a
+ * block continue bounded work on the next loop round, so that one busy
+ * node cannot starve the others.
+ */
+#ifndef EUSRV_MODEL_BLOCKS_H
+#define EUSRV_MODEL_BLOCKS_H
+
+#include <stdbool.h>
+
+#include "board.h"
+#include "evloop.h"
+#include "mailbox.h"
+
+struct blocks;
+
+struct blocks_node {
+	struct blocks *blocks;
+	struct mbox mbox;
+	int irq_fd[EUSRV_NR_VECTORS];	/* borrowed while attached, else -1 */
+	struct ev_handler timer;	/* timerfd for mbox_timer() */
+	bool queued;
+};
+
+struct blocks {
+	struct board *board;
+	struct evloop *loop;
+	struct blocks_node nodes[EUSRV_MAX_NODES];
+	/* Run queue of node ids; each node is in it at most once. */
+	unsigned int runq[EUSRV_MAX_NODES];
+	unsigned int runq_head;
+	unsigned int runq_len;
+};
+
+int blocks_init(struct blocks *bl, struct board *board, struct evloop *loop);
+void blocks_fini(struct blocks *bl);
+
+/* Node NODE connected; IRQ_FDS stay valid until blocks_detach(). */
+void blocks_attach(struct blocks *bl, unsigned int node,
+		   const int irq_fds[EUSRV_NR_VECTORS]);
+void blocks_detach(struct blocks *bl, unsigned int node);
+/* Node NODE kicked VECTOR. */
+void blocks_kick(struct blocks *bl, unsigned int node, unsigned int vector);
+
+/* True if work is queued for the next round (the loop must not sleep). */
+bool blocks_busy(const struct blocks *bl);
+/*
+ * End of a loop round: run the nodes queued before this call once each,
+ * then raise each node's interrupts (at most once per node and round).
+ */
+void blocks_round(struct blocks *bl);
+
+#endif /* EUSRV_MODEL_BLOCKS_H */

@@ -1,0 +1,431 @@
+/*
+ * The mailbox block (see mailbox.h and board_hw.h).  Stores posted in a
+ * node's outbound queue are performed in order; a store to a full FIFO
+ * blocks that queue until the FIFO drains or the store times out.
+ *
+ * Everything read from the page is untrusted: ring indices are free-running
+ * u32 values that are range-checked against the model's own copies and
+ * always reduced modulo the ring depth before use.
+ */
+#include "mailbox.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "regs.h"
+
+_Static_assert(EUSRV_MAX_NODES <= 32, "waiter bitmap is a u32");
+_Static_assert(EUSRV_MBOX_TXQ + EUSRV_MBOX_TXQ_DEPTH *
+	       sizeof(struct eusrv_mbox_txq_entry) <= EUSRV_PAGE_SIZE,
+	       "outbound queue fits the page");
+_Static_assert(EUSRV_MBOX_FIFO + EUSRV_MBOX_FIFO_DEPTH *
+	       sizeof(struct eusrv_mbox_fifo_entry) <= EUSRV_MBOX_TXQ,
+	       "inbound FIFO fits below the outbound queue");
+
+/* store() result meaning "the FIFO is full, the store keeps waiting". */
+#define MBOX_ST_WAIT		UINT32_MAX
+
+#define MBOX_IE_MASK	(EUSRV_MBOX_CTRL_ENQ_IE | EUSRV_MBOX_CTRL_FULL_IE | \
+			 EUSRV_MBOX_CTRL_TXDONE_IE | EUSRV_MBOX_CTRL_ERR_IE)
+
+static const char *const bad_names[] = {
+	[EUSRV_MBOX_BAD_NONE] = "none",
+	[EUSRV_MBOX_BAD_CTRL] = "reserved CTRL bits set",
+	[EUSRV_MBOX_BAD_RX_CONS] = "RX_CONS outside [RX_PROD-depth, RX_PROD]",
+	[EUSRV_MBOX_BAD_TX_PROD] = "TX_PROD outside [TX_CONS, TX_CONS+depth]",
+	[EUSRV_MBOX_BAD_KICK] = "kick on a vector with no block",
+};
+
+static uint32_t fifo_off(uint32_t idx)
+{
+	return EUSRV_MBOX_FIFO +
+	       (idx % EUSRV_MBOX_FIFO_DEPTH) *
+	       (uint32_t)sizeof(struct eusrv_mbox_fifo_entry);
+}
+
+static uint32_t txq_off(uint32_t idx)
+{
+	return EUSRV_MBOX_TXQ +
+	       (idx % EUSRV_MBOX_TXQ_DEPTH) *
+	       (uint32_t)sizeof(struct eusrv_mbox_txq_entry);
+}
+
+static uint64_t now_ms(struct mbox *m)
+{
+	return m->ops->now_ms(m);
+}
+
+/* A programming error of the node: count it, record it, log (limited). */
+static void mbox_bad(struct mbox *m, uint32_t code, uint32_t value)
+{
+	m->bad_cnt++;
+	m->bad_last = code;
+	wr32(m->page, EUSRV_MBOX_BAD_LAST, m->bad_last);
+	wr32(m->page, EUSRV_MBOX_BAD_CNT, m->bad_cnt);
+	if (log_ratelimit_ok(&m->rl, now_ms(m)))
+		log_warn("node%u mailbox: programming error %u (%s), value %#x",
+			 m->node, code, bad_names[code], value);
+}
+
+/*
+ * A bad register value: counted when first seen, not again while the node
+ * leaves it as it is (the model re-reads registers often).
+ */
+static void bad_once(struct mbox *m, bool *bad, uint32_t *last, uint32_t code,
+		     uint32_t value)
+{
+	if (*bad && *last == value)
+		return;
+	*bad = true;
+	*last = value;
+	mbox_bad(m, code, value);
+}
+
+/* CTRL with reserved bits ignored. */
+static uint32_t mbox_ctrl(struct mbox *m)
+{
+	uint32_t ctrl = rd32(m->page, EUSRV_MBOX_CTRL);
+
+	if (ctrl & ~EUSRV_MBOX_CTRL_VALID) {
+		bad_once(m, &m->ctrl_bad, &m->ctrl_bad_val, EUSRV_MBOX_BAD_CTRL,
+			 ctrl);
+		return ctrl & EUSRV_MBOX_CTRL_VALID;
+	}
+	m->ctrl_bad = false;
+	return ctrl;
+}
+
+/* Free FIFO entries; an impossible RX_CONS makes the FIFO count as full. */
+static uint32_t fifo_space(struct mbox *d)
+{
+	uint32_t cons = rd32_acquire(d->page, EUSRV_MBOX_RX_CONS);
+	uint32_t used = d->rx_prod - cons;
+
+	if (used > EUSRV_MBOX_FIFO_DEPTH) {
+		bad_once(d, &d->rx_cons_bad, &d->rx_cons_bad_val,
+			 EUSRV_MBOX_BAD_RX_CONS, cons);
+		return 0;
+	}
+	d->rx_cons_bad = false;
+	return EUSRV_MBOX_FIFO_DEPTH - used;
+}
+
+/* RX_STALLED is 1 exactly while some store waits on the FIFO. */
+static void stall_update(struct mbox *d)
+{
+	if (d->stalled && !d->waiters) {
+		d->stalled = false;
+		if (d->up)
+			wr32(d->page, EUSRV_MBOX_RX_STALLED, 0);
+	}
+}
+
+static void start_wait(struct mbox *s, struct mbox *d)
+{
+	if (!d->waiters) {
+		/* A new "FIFO full" event for the destination. */
+		d->full_cnt++;
+		wr32(d->page, EUSRV_MBOX_FULL_CNT, d->full_cnt);
+		d->causes |= EUSRV_MBOX_CTRL_FULL_IE;
+	}
+	d->waiters |= 1U << s->node;
+	s->wait_dest = d;
+	s->wait_deadline_ms = now_ms(s) + EUSRV_MBOX_STORE_TIMEOUT_MS;
+	s->tx_wait_cnt++;
+	wr32(s->page, EUSRV_MBOX_TX_WAIT_CNT, s->tx_wait_cnt);
+	s->ops->timer_arm(s, s->wait_deadline_ms);
+	log_debug("node%u mailbox: store to node%u waits on a full FIFO",
+		  s->node, d->node);
+}
+
+static void stop_wait(struct mbox *s)
+{
+	struct mbox *d = s->wait_dest;
+
+	if (!d)
+		return;
+	s->wait_dest = NULL;
+	d->waiters &= ~(1U << s->node);
+	stall_update(d);
+	s->ops->timer_cancel(s);
+}
+
+/* Put {msg, src} in D's FIFO; the entry is visible before RX_PROD moves. */
+static void deliver(struct mbox *d, unsigned int src, uint64_t msg)
+{
+	uint32_t off = fifo_off(d->rx_prod);
+
+	wr64(d->page, off + offsetof(struct eusrv_mbox_fifo_entry, msg), msg);
+	wr16(d->page, off + offsetof(struct eusrv_mbox_fifo_entry, src_node),
+	     (uint16_t)src);
+	wr16(d->page, off + offsetof(struct eusrv_mbox_fifo_entry, reserved0), 0);
+	wr32(d->page, off + offsetof(struct eusrv_mbox_fifo_entry, reserved1), 0);
+	d->rx_total++;
+	wr64(d->page, EUSRV_MBOX_RX_TOTAL, d->rx_total);
+	d->rx_prod++;
+	wr32_release(d->page, EUSRV_MBOX_RX_PROD, d->rx_prod);
+	d->causes |= EUSRV_MBOX_CTRL_ENQ_IE;
+}
+
+/* The mailbox whose INBOX register is exactly ADDR, if attached. */
+static struct mbox *inbox_target(struct mbox *s, uint64_t addr)
+{
+	unsigned int node = EUSRV_GA_NODE(addr);
+	struct mbox *d;
+
+	/* Catches garbage in bits 63:48 and any other register or offset. */
+	if (addr != EUSRV_MBOX_INBOX_GA(node))
+		return NULL;
+	d = s->ops->peer(s, node);
+	return d && d->up ? d : NULL;
+}
+
+/*
+ * Perform one posted store of S: an EUSRV_MBOX_ST_* result, or
+ * MBOX_ST_WAIT while the destination FIFO is full and time remains.
+ */
+static uint32_t store(struct mbox *s, uint64_t addr, uint64_t msg)
+{
+	struct mbox *d = inbox_target(s, addr);
+
+	/* The node rewrote a waiting entry: forget the old wait. */
+	if (s->wait_dest && s->wait_dest != d)
+		stop_wait(s);
+	if (!d)
+		return EUSRV_MBOX_ST_DECERR;
+	if (!(mbox_ctrl(d) & EUSRV_MBOX_CTRL_EN)) {
+		stop_wait(s);
+		return EUSRV_MBOX_ST_DISABLED;
+	}
+	if (!fifo_space(d)) {
+		/*
+		 * Dekker with the consumer, which stores RX_CONS, fences and
+		 * then loads RX_STALLED: we store RX_STALLED, fence, and load
+		 * RX_CONS again, so either we see its progress or it sees
+		 * the flag and kicks.
+		 */
+		d->stalled = true;
+		/* Always stored: the node may have scribbled over it. */
+		wr32(d->page, EUSRV_MBOX_RX_STALLED, 1);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!fifo_space(d)) {
+			if (!s->wait_dest) {
+				start_wait(s, d);
+			} else if (now_ms(s) >= s->wait_deadline_ms) {
+				stop_wait(s);
+				return EUSRV_MBOX_ST_FULL;
+			} else {
+				/* Woken early: keep the deadline's timer. */
+				s->ops->timer_arm(s, s->wait_deadline_ms);
+			}
+			return MBOX_ST_WAIT;
+		}
+	}
+	deliver(d, s->node, msg);
+	stop_wait(s);
+	stall_update(d);
+	return EUSRV_MBOX_ST_OK;
+}
+
+/* Write back the head entry's status, then advance TX_CONS past it. */
+static void complete(struct mbox *s, uint32_t status)
+{
+	uint32_t off = txq_off(s->tx_cons);
+
+	wr32(s->page, off + offsetof(struct eusrv_mbox_txq_entry, status),
+	     status);
+	if (status == EUSRV_MBOX_ST_OK) {
+		s->tx_total++;
+		wr64(s->page, EUSRV_MBOX_TX_TOTAL, s->tx_total);
+	} else {
+		s->tx_err_cnt++;
+		wr32(s->page, EUSRV_MBOX_TX_ERR_CNT, s->tx_err_cnt);
+		s->causes |= EUSRV_MBOX_CTRL_ERR_IE;
+		if (status == EUSRV_MBOX_ST_FULL) {
+			if (log_ratelimit_ok(&s->rl, now_ms(s)))
+				log_info("node%u mailbox: store timed out on a full FIFO",
+					 s->node);
+		}
+	}
+	s->tx_cons++;
+	wr32_release(s->page, EUSRV_MBOX_TX_CONS, s->tx_cons);
+	s->causes |= EUSRV_MBOX_CTRL_TXDONE_IE;
+}
+
+/* Outstanding outbound entries, or -1 if TX_PROD is impossible. */
+static int64_t tx_pending(struct mbox *m)
+{
+	uint32_t prod = rd32_acquire(m->page, EUSRV_MBOX_TX_PROD);
+	uint32_t n = prod - m->tx_cons;
+
+	if (n > EUSRV_MBOX_TXQ_DEPTH) {
+		bad_once(m, &m->tx_prod_bad, &m->tx_prod_bad_val,
+			 EUSRV_MBOX_BAD_TX_PROD, prod);
+		return -1;
+	}
+	m->tx_prod_bad = false;
+	return n;
+}
+
+static void mbox_reset(struct mbox *m)
+{
+	uint32_t off;
+
+	for (off = 0; off < EUSRV_PAGE_SIZE; off += sizeof(uint64_t))
+		wr64(m->page, off, 0);
+	m->rx_prod = 0;
+	m->tx_cons = 0;
+	m->full_cnt = 0;
+	m->tx_err_cnt = 0;
+	m->tx_wait_cnt = 0;
+	m->bad_cnt = 0;
+	m->bad_last = EUSRV_MBOX_BAD_NONE;
+	m->rx_total = 0;
+	m->tx_total = 0;
+	m->stalled = false;
+	m->ctrl_bad = false;
+	m->rx_cons_bad = false;
+	m->tx_prod_bad = false;
+	m->wait_dest = NULL;
+	m->waiters = 0;
+	m->waiter_rr = 0;
+	m->causes = 0;
+	wr32(m->page, EUSRV_MBOX_FIFO_SIZE, EUSRV_MBOX_FIFO_DEPTH);
+	wr32(m->page, EUSRV_MBOX_TXQ_SIZE, EUSRV_MBOX_TXQ_DEPTH);
+	/* ID last: a driver that sees it sees an initialised block. */
+	wr32_release(m->page, EUSRV_MBOX_ID, EUSRV_MBOX_ID_VALUE);
+}
+
+void mbox_init(struct mbox *m, void *page, unsigned int node,
+	       const struct mbox_ops *ops, void *opaque)
+{
+	memset(m, 0, sizeof(*m));
+	m->page = page;
+	m->node = node;
+	m->ops = ops;
+	m->opaque = opaque;
+}
+
+void mbox_attach(struct mbox *m)
+{
+	mbox_reset(m);
+	m->up = true;
+}
+
+/* Wake the senders waiting on M's FIFO, fairly: rotate the first one. */
+static void wake_waiters(struct mbox *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < EUSRV_MAX_NODES; i++) {
+		unsigned int n = (m->waiter_rr + i) % EUSRV_MAX_NODES;
+		struct mbox *s;
+
+		if (!(m->waiters & (1U << n)))
+			continue;
+		s = m->ops->peer(m, n);
+		if (s)
+			s->ops->schedule(s);
+	}
+	m->waiter_rr = (m->waiter_rr + 1) % EUSRV_MAX_NODES;
+}
+
+void mbox_detach(struct mbox *m)
+{
+	unsigned int n;
+	int64_t pending;
+
+	if (!m->up)
+		return;
+	stop_wait(m);
+	m->up = false;
+
+	/* Stores waiting on the FIFO of a node that is gone: decode error. */
+	for (n = 0; n < EUSRV_MAX_NODES; n++) {
+		struct mbox *s;
+
+		if (!(m->waiters & (1U << n)))
+			continue;
+		m->waiters &= ~(1U << n);
+		s = m->ops->peer(m, n);
+		if (!s || s->wait_dest != m)
+			continue;
+		s->wait_dest = NULL;
+		s->ops->timer_cancel(s);
+		complete(s, EUSRV_MBOX_ST_DECERR);
+		s->ops->schedule(s);
+	}
+	m->stalled = false;
+
+	/* Its own outstanding stores will never be performed. */
+	pending = tx_pending(m);
+	while (pending-- > 0)
+		complete(m, EUSRV_MBOX_ST_DECERR);
+	m->causes = 0;
+}
+
+void mbox_kick(struct mbox *m)
+{
+	if (!m->up)
+		return;
+	/* Report bad values now rather than when a sender trips on them. */
+	mbox_ctrl(m);
+	fifo_space(m);
+	if (m->waiters)
+		wake_waiters(m);
+	m->ops->schedule(m);
+}
+
+void mbox_bad_kick(struct mbox *m, unsigned int vector)
+{
+	if (m->up)
+		mbox_bad(m, EUSRV_MBOX_BAD_KICK, vector);
+}
+
+void mbox_run(struct mbox *m)
+{
+	unsigned int budget = MBOX_RUN_BUDGET;
+	int64_t pending;
+
+	if (!m->up)
+		return;
+	pending = tx_pending(m);
+	if (pending < 0) {
+		/* Not acted on: release the FIFO a head entry waits on. */
+		stop_wait(m);
+		return;
+	}
+	for (; pending > 0; pending--) {
+		uint32_t off = txq_off(m->tx_cons);
+		uint64_t addr, msg;
+		uint32_t st;
+
+		if (!budget--) {
+			m->ops->schedule(m);
+			return;
+		}
+		addr = rd64(m->page, off + offsetof(struct eusrv_mbox_txq_entry, addr));
+		msg = rd64(m->page, off + offsetof(struct eusrv_mbox_txq_entry, data));
+		st = store(m, addr, msg);
+		if (st == MBOX_ST_WAIT)
+			return;
+		complete(m, st);
+	}
+}
+
+void mbox_timer(struct mbox *m)
+{
+	if (m->up && m->wait_dest)
+		m->ops->schedule(m);
+}
+
+void mbox_update_irq(struct mbox *m)
+{
+	uint32_t causes = m->causes;
+
+	m->causes = 0;
+	if (!m->up || !causes)
+		return;
+	if (causes & mbox_ctrl(m) & MBOX_IE_MASK)
+		m->ops->raise_irq(m);
+}

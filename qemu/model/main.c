@@ -1,0 +1,459 @@
+/*
+ * eusrv-board-model: the host process of the virtual EUROSERVER board.
+ * Parses the command line, sets up the board, the ivshmem server and the
+ * management hub, runs the single event loop until SIGTERM or SIGINT, then
+ * removes its sockets and ready file and exits 0.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <eusrv/board_hw.h>
+
+#include "blocks.h"
+#include "board.h"
+#include "evloop.h"
+#include "ivshmem_server.h"
+#include "log.h"
+#include "mgmt_hub.h"
+
+#define PROG			"eusrv-board-model"
+#define EXIT_USAGE		2
+#define READY_FILE		"model.ready"
+#define LOCK_FILE		"model.lock"
+#define DIR_MODE		0755
+/* Longest name the model creates in DIR ("/ivshmem-node15.sock"). */
+#define LONGEST_SOCKET_NAME	"/ivshmem-node" "99" ".sock"
+_Static_assert(EUSRV_MAX_NODES <= 100, "node numbers have at most 2 digits");
+
+struct options {
+	const char *dir;
+	unsigned int nodes;
+	uint64_t ram_size;
+	const char *log;
+};
+
+struct model {
+	struct evloop loop;
+	struct ev_handler sig;
+	struct board board;
+	struct blocks blocks;
+	struct ivs_server ivs;
+	struct mgmt_hub hub;
+	char ready_path[PATH_MAX];
+	char lock_path[PATH_MAX];
+	int lock_fd;
+	bool stop;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " PROG " --dir DIR --nodes N --ram-size BYTES [--log FILE] [--foreground]\n"
+		"\n"
+		"The board model of the virtual EUROSERVER board: the ivshmem server and\n"
+		"the FPGA blocks of N nodes, and the management network hub.\n"
+		"\n"
+		"  --dir DIR         state directory (created if missing): node<n>.ram,\n"
+		"                    ivshmem-node<n>.sock, mgmt.sock, model.ready\n"
+		"  --nodes N         number of nodes, 1..%u\n"
+		"  --ram-size BYTES  RAM of each node, a multiple of %llu; suffixes K, M, G\n"
+		"  --log FILE        append the log to FILE instead of stderr\n"
+		"  --foreground      run in the foreground (always the case; accepted so\n"
+		"                    that launchers may say so)\n"
+		"  --help            this text\n"
+		"\n"
+		"Runs until SIGTERM or SIGINT, then removes its sockets and exits 0.\n",
+		EUSRV_MAX_NODES, BOARD_RAM_ALIGN);
+}
+
+static int usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry '" PROG " --help'.\n", stderr);
+	return -EINVAL;
+}
+
+/* A decimal number with an optional binary suffix K, M or G. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	enum { OPT_DIR = 256, OPT_NODES, OPT_RAM, OPT_LOG, OPT_FG, OPT_HELP };
+	static const struct option longopts[] = {
+		{ "dir", required_argument, NULL, OPT_DIR },
+		{ "nodes", required_argument, NULL, OPT_NODES },
+		{ "ram-size", required_argument, NULL, OPT_RAM },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "foreground", no_argument, NULL, OPT_FG },
+		{ "help", no_argument, NULL, OPT_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_nodes = false, have_ram = false;
+	unsigned long n;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DIR:
+			if (!*optarg)
+				return usage_error("--dir: empty directory name");
+			o->dir = optarg;
+			break;
+		case OPT_NODES:
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (*optarg < '0' || *optarg > '9' || *end || errno ||
+			    n < 1 || n > EUSRV_MAX_NODES)
+				return usage_error("--nodes: '%s' is not a node count between 1 and %u",
+						   optarg, EUSRV_MAX_NODES);
+			o->nodes = (unsigned int)n;
+			have_nodes = true;
+			break;
+		case OPT_RAM:
+			if (parse_size(optarg, &o->ram_size))
+				return usage_error("--ram-size: '%s' is not a size in bytes (digits, optional K, M or G)",
+						   optarg);
+			if (!o->ram_size || o->ram_size % BOARD_RAM_ALIGN ||
+			    o->ram_size > BOARD_RAM_MAX)
+				return usage_error("--ram-size: %s must be a non-zero multiple of %llu up to %llu bytes",
+						   optarg, BOARD_RAM_ALIGN,
+						   (unsigned long long)BOARD_RAM_MAX);
+			have_ram = true;
+			break;
+		case OPT_LOG:
+			if (!*optarg)
+				return usage_error("--log: empty file name");
+			o->log = optarg;
+			break;
+		case OPT_FG:
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			exit(0);
+		case ':':
+			return usage_error("option '%s' needs an argument",
+					   argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!o->dir)
+		return usage_error("--dir is required");
+	if (!have_nodes)
+		return usage_error("--nodes is required");
+	if (!have_ram)
+		return usage_error("--ram-size is required");
+	if (strlen(o->dir) + strlen(LONGEST_SOCKET_NAME) >=
+	    sizeof(((struct sockaddr_un *)0)->sun_path))
+		return usage_error("--dir: '%s' is too long for UNIX socket paths (at most %zu characters)",
+				   o->dir,
+				   sizeof(((struct sockaddr_un *)0)->sun_path) -
+				   strlen(LONGEST_SOCKET_NAME) - 1);
+	return 0;
+}
+
+/* DIR must be a directory; create it (one level) if it does not exist. */
+static int check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		if (errno != ENOENT || mkdir(dir, DIR_MODE) < 0) {
+			fprintf(stderr, PROG ": --dir %s: %s\n", dir,
+				strerror(errno));
+			return -errno;
+		}
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, PROG ": --dir %s: not a directory\n", dir);
+		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		fprintf(stderr, PROG ": --dir %s: %s\n", dir, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/*
+ * One model per directory: a second one would truncate the RAM files of
+ * running nodes.  The lock goes away with the process, even on a crash.
+ */
+static int lock_dir(struct model *m, const char *dir)
+{
+	int len = snprintf(m->lock_path, sizeof(m->lock_path), "%s/" LOCK_FILE,
+			   dir);
+
+	if (len < 0 || (size_t)len >= sizeof(m->lock_path)) {
+		m->lock_path[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	m->lock_fd = open(m->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (m->lock_fd < 0) {
+		fprintf(stderr, PROG ": lock file %s: %s\n", m->lock_path,
+			strerror(errno));
+		m->lock_path[0] = '\0';
+		return -errno;
+	}
+	if (flock(m->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = -errno;
+
+		if (errno == EWOULDBLOCK)
+			fprintf(stderr, PROG ": --dir %s: another board model is running there\n",
+				dir);
+		else
+			fprintf(stderr, PROG ": lock file %s: %s\n",
+				m->lock_path, strerror(errno));
+		close(m->lock_fd);
+		m->lock_fd = -1;
+		m->lock_path[0] = '\0';	/* not ours to remove */
+		return err;
+	}
+	return 0;
+}
+
+static void ivs_attach(void *opaque, unsigned int node,
+		       const int irq_fds[EUSRV_NR_VECTORS])
+{
+	blocks_attach(opaque, node, irq_fds);
+}
+
+static void ivs_detach(void *opaque, unsigned int node)
+{
+	blocks_detach(opaque, node);
+}
+
+static void ivs_kick(void *opaque, unsigned int node, unsigned int vector)
+{
+	blocks_kick(opaque, node, vector);
+}
+
+static const struct ivs_callbacks ivs_cb = {
+	.attach = ivs_attach,
+	.detach = ivs_detach,
+	.kick = ivs_kick,
+};
+
+static void signal_event(struct ev_handler *h, uint32_t events)
+{
+	struct model *m = container_of(h, struct model, sig);
+	struct signalfd_siginfo si;
+
+	(void)events;
+	if (read(h->fd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return;
+	log_info("%s received: shutting down", strsignal((int)si.ssi_signo));
+	m->stop = true;
+}
+
+/* SIGTERM and SIGINT, delivered through the signalfd only. */
+static void exit_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+}
+
+static int signals_setup(struct model *m)
+{
+	sigset_t set;
+	int err;
+
+	exit_signals(&set);
+	m->sig.fn = signal_event;
+	m->sig.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (m->sig.fd < 0)
+		return -errno;
+	err = ev_add(&m->loop, &m->sig, EPOLLIN);
+	return err;
+}
+
+/* DIR/model.ready, holding our pid, appears atomically. */
+static int ready_create(struct model *m, const char *dir)
+{
+	char tmp[PATH_MAX];
+	int fd, len;
+
+	snprintf(m->ready_path, sizeof(m->ready_path), "%s/" READY_FILE, dir);
+	len = snprintf(tmp, sizeof(tmp), "%s/." READY_FILE ".tmp", dir);
+	if (len < 0 || (size_t)len >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || dprintf(fd, "%d\n", (int)getpid()) < 0 ||
+	    close(fd) < 0 || rename(tmp, m->ready_path) < 0) {
+		int err = -errno;
+
+		log_err("ready file %s: %s", m->ready_path, strerror(errno));
+		unlink(tmp);
+		m->ready_path[0] = '\0';
+		return err;
+	}
+	return 0;
+}
+
+static struct model model;
+
+int main(int argc, char **argv)
+{
+	struct model *m = &model;
+	struct options o;
+	bool have_blocks = false, have_ivs = false, have_hub = false;
+	bool have_board = false;
+	int err, status = 1;
+	sigset_t set;
+
+	/*
+	 * From the start, so that a SIGTERM while setting up still ends in a
+	 * clean exit (it waits in the signalfd) and never leaves files behind.
+	 */
+	exit_signals(&set);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	/* Writes to a vanished peer must be errors, not deaths. */
+	signal(SIGPIPE, SIG_IGN);
+
+	if (parse_options(argc, argv, &o))
+		return EXIT_USAGE;
+	if (check_dir(o.dir))
+		return EXIT_USAGE;
+	if (o.log) {
+		err = log_open(o.log);
+		if (err) {
+			fprintf(stderr, PROG ": --log %s: %s\n", o.log,
+				strerror(-err));
+			return EXIT_USAGE;
+		}
+	}
+	m->lock_fd = -1;
+	if (lock_dir(m, o.dir)) {
+		log_close();
+		return 1;
+	}
+	m->sig.fd = -1;
+	err = evloop_init(&m->loop);
+	if (err) {
+		log_err("epoll_create: %s", strerror(-err));
+		goto out;
+	}
+	err = signals_setup(m);
+	if (err) {
+		log_err("signal handling setup: %s", strerror(-err));
+		goto out;
+	}
+	err = board_init(&m->board, o.dir, o.nodes, o.ram_size);
+	if (err)
+		goto out;
+	have_board = true;
+	err = blocks_init(&m->blocks, &m->board, &m->loop);
+	if (err)
+		goto out;
+	have_blocks = true;
+	err = ivs_init(&m->ivs, &m->loop, o.dir, o.nodes, m->board.shm_fd,
+		       &ivs_cb, &m->blocks);
+	if (err)
+		goto out;
+	have_ivs = true;
+	err = mgmt_hub_init(&m->hub, &m->loop, o.dir);
+	if (err)
+		goto out;
+	have_hub = true;
+	err = ready_create(m, o.dir);
+	if (err)
+		goto out;
+	log_info("board model ready: %u nodes, %" PRIu64 " bytes RAM each, state in %s",
+		 o.nodes, o.ram_size, o.dir);
+
+	while (!m->stop) {
+		err = evloop_run_once(&m->loop,
+				      blocks_busy(&m->blocks) ? 0 : -1);
+		if (err < 0) {
+			log_err("epoll_wait: %s", strerror(-err));
+			goto out;
+		}
+		blocks_round(&m->blocks);
+		mgmt_hub_reap(&m->hub);
+	}
+	status = 0;
+out:
+	if (m->ready_path[0])
+		unlink(m->ready_path);
+	if (have_hub)
+		mgmt_hub_fini(&m->hub);
+	if (have_ivs)
+		ivs_fini(&m->ivs);
+	if (have_blocks)
+		blocks_fini(&m->blocks);
+	if (have_board)
+		board_fini(&m->board, true);
+	if (m->sig.fd >= 0)
+		close(m->sig.fd);
+	evloop_fini(&m->loop);
+	log_info("board model exiting with status %d", status);
+	log_close();
+	if (m->lock_path[0])
+		unlink(m->lock_path);
+	close(m->lock_fd);
+	return status;
+}

@@ -1,0 +1,276 @@
+/*
+ * The management network hub (see mgmt_hub.h): socket I/O around the
+ * framing and switching of mgmt_switch.c.
+ */
+#define _GNU_SOURCE
+#include "mgmt_hub.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "unix_sock.h"
+
+static void port_close(struct mgmt_port *p, const char *why)
+{
+	struct mgmt_hub *hub = p->hub;
+
+	if (p->dead)
+		return;
+	log_info("mgmt hub: port %u closed (%s), %llu frames dropped",
+		 p->id, why, (unsigned long long)p->dropped);
+	p->dead = true;
+	ev_del(hub->loop, &p->h);
+	close(p->h.fd);
+	p->h.fd = -1;
+	mgmt_switch_forget(&hub->sw, p->id);
+	hub->nr_ports--;
+}
+
+static void port_want_out(struct mgmt_port *p, bool on)
+{
+	if (p->want_out == on || p->dead)
+		return;
+	p->want_out = on;
+	ev_mod(p->hub->loop, &p->h, EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0));
+}
+
+/* Write as much of the output ring as the socket takes now. */
+static void port_flush(struct mgmt_port *p)
+{
+	while (p->tx_len && !p->dead) {
+		size_t chunk = MGMT_TXBUF_SIZE - p->tx_head;
+		ssize_t n;
+
+		if (chunk > p->tx_len)
+			chunk = p->tx_len;
+		n = send(p->h.fd, p->tx + p->tx_head, chunk,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			port_close(p, strerror(errno));
+			return;
+		}
+		p->tx_head = (p->tx_head + (size_t)n) % MGMT_TXBUF_SIZE;
+		p->tx_len -= (size_t)n;
+	}
+	port_want_out(p, p->tx_len != 0);
+}
+
+static void ring_put(struct mgmt_port *p, const uint8_t *data, size_t n)
+{
+	size_t tail = (p->tx_head + p->tx_len) % MGMT_TXBUF_SIZE;
+	size_t first = MGMT_TXBUF_SIZE - tail;
+
+	if (first > n)
+		first = n;
+	memcpy(p->tx + tail, data, first);
+	memcpy(p->tx, data + first, n - first);
+	p->tx_len += n;
+}
+
+/* Queue one frame for P, or drop it if P's buffer is full. */
+static void port_send(struct mgmt_port *p, const uint8_t *frame, uint32_t len)
+{
+	uint8_t hdr[MGMT_LEN_SIZE];
+	if (p->dead)
+		return;
+	if (MGMT_TXBUF_SIZE - p->tx_len < MGMT_LEN_SIZE + (size_t)len) {
+		p->dropped++;
+		if (log_ratelimit_ok(&p->rl, evloop_now_ms()))
+			log_warn("mgmt hub: port %u not reading, output full: frame dropped (%llu so far)",
+				 p->id, (unsigned long long)p->dropped);
+		return;
+	}
+	mgmt_put_len(hdr, len);
+	ring_put(p, hdr, sizeof(hdr));
+	ring_put(p, frame, len);
+	if (!p->want_out)
+		port_flush(p);
+}
+
+static void switch_frame(struct mgmt_port *in, const uint8_t *frame,
+			 uint32_t len)
+{
+	struct mgmt_hub *hub = in->hub;
+	uint32_t out = mgmt_switch_route(&hub->sw, in->id, frame, len);
+	struct mgmt_port *p;
+
+	for (p = hub->ports; p; p = p->next) {
+		if (p == in || p->dead)
+			continue;
+		if (out == MGMT_PORT_NONE || out == p->id)
+			port_send(p, frame, len);
+	}
+}
+
+static void port_read(struct mgmt_port *p)
+{
+	struct mgmt_hub *hub = p->hub;
+	size_t pos = 0, used;
+	ssize_t n;
+
+	n = recv(p->h.fd, hub->rbuf, sizeof(hub->rbuf), MSG_DONTWAIT);
+	if (n <= 0) {
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		port_close(p, n == 0 ? "connection closed" : strerror(errno));
+		return;
+	}
+	while (pos < (size_t)n && !p->dead) {
+		switch (mgmt_rx_feed(&p->rx, hub->rbuf + pos, (size_t)n - pos,
+				     &used)) {
+		case MGMT_RX_FRAME:
+			switch_frame(p, p->rx.frame, p->rx.len);
+			break;
+		case MGMT_RX_MALFORMED:
+			if (log_ratelimit_ok(&p->rl, evloop_now_ms()))
+				log_warn("mgmt hub: port %u sent a frame length of %u (valid %u..%u): frame dropped",
+					 p->id, p->rx.bad_len, MGMT_FRAME_MIN,
+					 MGMT_FRAME_MAX);
+			break;
+		case MGMT_RX_MORE:
+			break;
+		}
+		pos += used;
+	}
+}
+
+static void port_event(struct ev_handler *h, uint32_t events)
+{
+	struct mgmt_port *p = container_of(h, struct mgmt_port, h);
+
+	if (p->dead)
+		return;
+	if (events & EPOLLOUT)
+		port_flush(p);
+	if (!p->dead && (events & EPOLLIN)) {
+		port_read(p);
+		return;
+	}
+	if (!p->dead && (events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)))
+		port_close(p, "connection closed");
+}
+
+static void listen_event(struct ev_handler *h, uint32_t events)
+{
+	struct mgmt_hub *hub = container_of(h, struct mgmt_hub, listen);
+	struct mgmt_port *p;
+	int fd, err;
+
+	(void)events;
+	fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EINTR &&
+		    log_ratelimit_ok(&hub->rl, evloop_now_ms()))
+			log_warn("mgmt hub %s: accept: %s", hub->path,
+				 strerror(errno));
+		return;
+	}
+	if (hub->nr_ports >= MGMT_MAX_PORTS) {
+		if (log_ratelimit_ok(&hub->rl, evloop_now_ms()))
+			log_warn("mgmt hub %s: refused a connection: %u ports in use",
+				 hub->path, hub->nr_ports);
+		close(fd);
+		return;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p)
+		p->tx = malloc(MGMT_TXBUF_SIZE);
+	if (!p || !p->tx) {
+		log_warn("mgmt hub %s: refused a connection: out of memory",
+			 hub->path);
+		if (p)
+			free(p->tx);
+		free(p);
+		close(fd);
+		return;
+	}
+	p->hub = hub;
+	p->h.fd = fd;
+	p->h.fn = port_event;
+	/* Ids are never 0 (MGMT_PORT_NONE) and not reused soon. */
+	if (++hub->next_id == MGMT_PORT_NONE)
+		++hub->next_id;
+	p->id = hub->next_id;
+	mgmt_rx_init(&p->rx);
+	err = ev_add(hub->loop, &p->h, EPOLLIN | EPOLLRDHUP);
+	if (err) {
+		log_warn("mgmt hub %s: epoll: %s", hub->path, strerror(-err));
+		free(p->tx);
+		free(p);
+		close(fd);
+		return;
+	}
+	p->next = hub->ports;
+	hub->ports = p;
+	hub->nr_ports++;
+	log_info("mgmt hub: port %u connected", p->id);
+}
+
+int mgmt_hub_init(struct mgmt_hub *hub, struct evloop *loop, const char *dir)
+{
+	int len, fd, err;
+
+	memset(hub, 0, sizeof(*hub));
+	hub->loop = loop;
+	hub->listen.fd = -1;
+	hub->listen.fn = listen_event;
+	mgmt_switch_init(&hub->sw);
+	len = snprintf(hub->path, sizeof(hub->path), "%s/mgmt.sock", dir);
+	if (len < 0 || (size_t)len >= sizeof(hub->path)) {
+		log_err("mgmt hub socket: path under %s too long", dir);
+		hub->path[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	fd = unix_listen(hub->path, "mgmt hub socket");
+	if (fd < 0) {
+		hub->path[0] = '\0';
+		return fd;
+	}
+	hub->listen.fd = fd;
+	err = ev_add(loop, &hub->listen, EPOLLIN);
+	if (err) {
+		log_err("mgmt hub socket %s: epoll: %s", hub->path,
+			strerror(-err));
+		mgmt_hub_fini(hub);
+	}
+	return err;
+}
+
+void mgmt_hub_reap(struct mgmt_hub *hub)
+{
+	struct mgmt_port **pp = &hub->ports, *p;
+
+	while ((p = *pp)) {
+		if (!p->dead) {
+			pp = &p->next;
+			continue;
+		}
+		*pp = p->next;
+		free(p->tx);
+		free(p);
+	}
+}
+
+void mgmt_hub_fini(struct mgmt_hub *hub)
+{
+	struct mgmt_port *p;
+
+	for (p = hub->ports; p; p = p->next)
+		port_close(p, "board model exiting");
+	mgmt_hub_reap(hub);
+	if (hub->listen.fd >= 0) {
+		ev_del(hub->loop, &hub->listen);
+		close(hub->listen.fd);
+		hub->listen.fd = -1;
+	}
+	if (hub->path[0])
+		unlink(hub->path);
+	hub->path[0] = '\0';
+}

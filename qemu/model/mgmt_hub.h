@@ -1,0 +1,61 @@
+/*
+ * The management network hub on DIR/mgmt.sock: accepts QEMU stream-netdev
+ * connections (any number up to MGMT_MAX_PORTS) and switches frames between
+ * them with mgmt_switch.  All I/O is non-blocking; a peer that does not
+ * read loses frames once its bounded output buffer is full, and never
+ * holds up the others.
+ */
+#ifndef EUSRV_MODEL_MGMT_HUB_H
+#define EUSRV_MODEL_MGMT_HUB_H
+
+#include <stdint.h>
+#include <sys/un.h>
+
+#include "evloop.h"
+#include "log.h"
+#include "mgmt_switch.h"
+
+/* Connections served at once; memory per connection is bounded. */
+#define MGMT_MAX_PORTS		256U
+/* Output buffer per connection: a few maximal frames. */
+#define MGMT_TXBUF_SIZE		(4U * (MGMT_FRAME_MAX + MGMT_LEN_SIZE))
+/* Bytes read from one connection per loop round. */
+#define MGMT_READ_CHUNK		65536U
+
+struct mgmt_hub;
+
+struct mgmt_port {
+	struct ev_handler h;
+	struct mgmt_hub *hub;
+	uint32_t id;
+	bool dead;
+	bool want_out;			/* EPOLLOUT requested */
+	struct mgmt_port *next;
+	uint8_t *tx;			/* ring of MGMT_TXBUF_SIZE bytes */
+	size_t tx_head;
+	size_t tx_len;
+	uint64_t dropped;
+	struct log_ratelimit rl;
+	struct mgmt_rx rx;
+};
+
+struct mgmt_hub {
+	struct evloop *loop;
+	struct ev_handler listen;
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct mgmt_switch sw;
+	struct mgmt_port *ports;
+	unsigned int nr_ports;
+	uint32_t next_id;
+	struct log_ratelimit rl;
+	uint8_t rbuf[MGMT_READ_CHUNK];
+};
+
+/* Listen on DIR/mgmt.sock; 0 or -errno (logged). */
+int mgmt_hub_init(struct mgmt_hub *hub, struct evloop *loop, const char *dir);
+/* Free connections closed during the last round (after dispatch). */
+void mgmt_hub_reap(struct mgmt_hub *hub);
+/* Close everything and remove the socket. */
+void mgmt_hub_fini(struct mgmt_hub *hub);
+
+#endif /* EUSRV_MODEL_MGMT_HUB_H */
