@@ -4,7 +4,7 @@ set -eu
 
 pkgs="build-essential gcc make pkg-config qemu-system-x86 qemu-utils
 busybox-static linux-headers-amd64 kmod cpio iproute2 procps psmisc
-sparse cppcheck util-linux coreutils"
+sparse cppcheck util-linux coreutils iputils-ping"
 
 missing=
 for p in $pkgs; do

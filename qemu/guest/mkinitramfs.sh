@@ -1,0 +1,56 @@
+#!/bin/sh
+# mkinitramfs.sh KERNEL_DIR: print the path of the node initramfs, building
+# it first if needed.  It holds busybox, the modules needed to mount the
+# host's root over 9p under an overlay, and the stage-1 init; it is cached
+# under $EUSRV_CACHE keyed by the hash of all of those.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+kdir=$1
+abi=$(cat "$kdir/abi")
+cache=${EUSRV_CACHE:-$HOME/.cache/eusrv}
+busybox=/bin/busybox
+[ -x "$busybox" ] || {
+	echo "mkinitramfs: $busybox missing (install busybox-static)" >&2
+	exit 1
+}
+
+# The modules that mount the host root, with their dependencies first, in
+# the order modprobe would load them.
+wanted="virtio_pci virtio_net 9pnet_virtio 9p overlay"
+files=
+for m in $wanted; do
+	deps=$(modprobe -d "$kdir" -S "$abi" --show-depends "$m") || {
+		echo "mkinitramfs: module $m not found in $kdir" >&2
+		exit 1
+	}
+	for f in $(printf '%s\n' "$deps" | sed -n 's/^insmod //p'); do
+		case " $files " in *" $f "*) ;; *) files="$files $f" ;; esac
+	done
+done
+
+# shellcheck disable=SC2086
+key=$(cat "$here/init" "$busybox" $files | sha256sum | cut -c1-16)
+out=$cache/initramfs-$abi-$key.cpio.gz
+if [ -f "$out" ]; then
+	echo "$out"
+	exit 0
+fi
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/bin" "$root/lib/modules" "$root/proc" "$root/sys" \
+	"$root/dev" "$root/lower" "$root/upper" "$root/newroot"
+cp "$busybox" "$root/bin/busybox"
+cp "$here/init" "$root/init"
+chmod 755 "$root/init"
+for f in $files; do
+	cp "$f" "$root/lib/modules/"
+done
+for f in $files; do
+	basename "$f" .ko
+done >"$root/lib/modules/load-order"
+mkdir -p "$cache"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "$out"
