@@ -177,6 +177,8 @@ static void run_session(int sock)
 	}
 	if (timeout_s)
 		deadline = now_ms() + (int64_t)timeout_s * 1000;
+	if (send_frame(sock, AGENT_F_STARTED, NULL, 0) < 0)
+		client_ok = false;
 
 	while (out_open || err_open || !exited) {
 		struct pollfd p[4] = {

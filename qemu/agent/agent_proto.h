@@ -5,7 +5,8 @@
  * loopback-only control network.  All integers are big-endian.
  *
  *   host -> node: struct agent_req, then cmd_len bytes of shell command
- *   node -> host: frames (struct agent_frame + len bytes), ending with one
+ *   node -> host: frames (struct agent_frame + len bytes): AGENT_F_STARTED
+ *                 once the command runs, output, and finally one
  *                 AGENT_F_EXIT frame whose payload is a be32 exit status
  */
 #ifndef EUSRV_AGENT_PROTO_H
@@ -33,6 +34,7 @@ enum agent_frame_type {
 	AGENT_F_STDERR = 2,
 	AGENT_F_EXIT = 3,	/* be32: exit code, or 128 + signal */
 	AGENT_F_ERROR = 4,	/* text: the agent could not run the command */
+	AGENT_F_STARTED = 5,	/* empty: the command is running */
 };
 
 struct agent_frame {

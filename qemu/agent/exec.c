@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	deadline = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 +
 		   ((int64_t)timeout_s + GRACE_S) * 1000;
-	for (bool any = false;; any = true) {
+	for (bool started = false;;) {
 		static char buf[AGENT_MAX_FRAME];
 		struct agent_frame f;
 		uint32_t len = 0;
@@ -228,8 +228,8 @@ int main(int argc, char **argv)
 			return AGENT_EXIT_TIMEOUT;
 		}
 		if (r < 0) {
-			/* Before any frame: slirp accepted, but nobody listens yet. */
-			if (!any) {
+			/* Not started: slirp accepted, but nobody listens yet. */
+			if (!started) {
 				fprintf(stderr, "eusrv-exec: %s: agent not reachable (connection closed)\n",
 					name);
 				return EXIT_UNREACHABLE;
@@ -238,6 +238,9 @@ int main(int argc, char **argv)
 			return EXIT_LOST;
 		}
 		switch (f.type) {
+		case AGENT_F_STARTED:
+			started = true;
+			break;
 		case AGENT_F_STDOUT:
 			write_full(1, buf, len);
 			break;
