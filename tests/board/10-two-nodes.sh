@@ -40,7 +40,7 @@ check "ping-pong node1 -> node0" on node1 eusrv-mbox ping 0 -c 2000
 # stores wait, and every message still arrives once, in order.
 on node0 eusrv-mbox reset >/dev/null
 on node1 eusrv-mbox reset >/dev/null
-on node0 eusrv-mbox flood 1 -c 60000 >"$BUILD/flood.out" 2>&1 &
+on node0 eusrv-mbox flood 1 -c 200000 >"$BUILD/flood.out" 2>&1 &
 fpid=$!
 for _ in 1 2 3 4 5; do
 	on node1 eusrv-mbox pause 150 >/dev/null
@@ -55,11 +55,11 @@ tx=$(on node0 eusrv-mbox stats)
 seq=$(printf '%s\n' "$rx" | grep '^seq src=0 ')
 diag "$seq"
 if [ $frc -eq 0 ] && [ "$(kv failed "$fout")" = 0 ] &&
-	[ "$(kv received "$seq")" = 60000 ] && [ "$(kv dup "$seq")" = 0 ] &&
+	[ "$(kv received "$seq")" = 200000 ] && [ "$(kv dup "$seq")" = 0 ] &&
 	[ "$(kv gap "$seq")" = 0 ]; then
-	ok "flood: 60000 messages, none lost or duplicated"
+	ok "flood: 200000 messages, none lost or duplicated"
 else
-	not_ok "flood: 60000 messages, none lost or duplicated"
+	not_ok "flood: 200000 messages, none lost or duplicated"
 fi
 full=$(printf '%s\n' "$rx" | sed -n 's/^full_cnt=//p')
 waits=$(printf '%s\n' "$tx" | sed -n 's/^tx_wait_cnt=//p')
