@@ -15,6 +15,7 @@
 #ifndef EUSRV_BOARD_HW_H
 #define EUSRV_BOARD_HW_H
 
+#include <linux/const.h>
 #include <linux/types.h>
 
 /* ---- Board ------------------------------------------------------------ */
@@ -89,7 +90,7 @@
 
 #define EUSRV_INFO_MAGIC_VALUE		0x56535545U	/* "EUSV" */
 #define EUSRV_INFO_VERSION_VALUE	1U
-#define EUSRV_BLOCK_MBOX		(1U << 0)
+#define EUSRV_BLOCK_MBOX		_BITUL(0)
 
 /* ---- Mailbox block (EUSRV_PAGE_MBOX) ----------------------------------- */
 
@@ -124,11 +125,11 @@
 
 #define EUSRV_MBOX_ID_VALUE		0x4d420001U	/* "MB", version 1 */
 
-#define EUSRV_MBOX_CTRL_EN		(1U << 0)	/* accept messages */
-#define EUSRV_MBOX_CTRL_ENQ_IE		(1U << 1)	/* "enqueue" interrupt */
-#define EUSRV_MBOX_CTRL_FULL_IE		(1U << 2)	/* "FIFO full" interrupt */
-#define EUSRV_MBOX_CTRL_TXDONE_IE	(1U << 3)	/* outbound completions */
-#define EUSRV_MBOX_CTRL_ERR_IE		(1U << 4)	/* outbound failures */
+#define EUSRV_MBOX_CTRL_EN		_BITUL(0)	/* accept messages */
+#define EUSRV_MBOX_CTRL_ENQ_IE		_BITUL(1)	/* "enqueue" interrupt */
+#define EUSRV_MBOX_CTRL_FULL_IE		_BITUL(2)	/* "FIFO full" interrupt */
+#define EUSRV_MBOX_CTRL_TXDONE_IE	_BITUL(3)	/* outbound completions */
+#define EUSRV_MBOX_CTRL_ERR_IE		_BITUL(4)	/* outbound failures */
 #define EUSRV_MBOX_CTRL_VALID		0x1fU
 
 /*
