@@ -34,6 +34,7 @@ static struct completion diag_pong_done;
 static unsigned int diag_ping_node;
 static u64 diag_ping_expect;
 static bool diag_ping_armed;
+static u32 diag_ping_status;	/* delivery failure of the outstanding ping */
 static atomic_t diag_ping_errors;
 
 static DEFINE_SPINLOCK(diag_seq_lock);
@@ -66,6 +67,21 @@ static void diag_pong_rx(void *ctx, unsigned int src, u64 msg)
 	spin_unlock_irqrestore(&diag_pong_lock, flags);
 }
 
+/* The board could not deliver a ping: end the wait now, not at timeout. */
+static void diag_ping_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&diag_pong_lock, flags);
+	if (diag_ping_armed && dst == diag_ping_node &&
+	    eusrv_msg_payload(msg) == diag_ping_expect) {
+		diag_ping_armed = false;
+		diag_ping_status = status;
+		complete(&diag_pong_done);
+	}
+	spin_unlock_irqrestore(&diag_pong_lock, flags);
+}
+
 static void diag_seq_rx_fn(void *ctx, unsigned int src, u64 msg)
 {
 	u64 seq = eusrv_msg_payload(msg);
@@ -94,7 +110,7 @@ static void diag_seq_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
 
 static const struct eusrv_mbox_handler diag_handlers[] = {
 	{ .rx = diag_seq_rx_fn, .tx_error = diag_seq_tx_error },
-	{ .rx = diag_ping_rx },
+	{ .rx = diag_ping_rx, .tx_error = diag_ping_tx_error },
 	{ .rx = diag_pong_rx },
 };
 
@@ -147,6 +163,7 @@ static int diag_ping(struct eusrv_mbox_ping *p)
 		diag_ping_node = p->node;
 		diag_ping_expect = payload;
 		diag_ping_armed = true;
+		diag_ping_status = EUSRV_MBOX_ST_OK;
 		spin_unlock_irqrestore(&diag_pong_lock, flags);
 
 		t0 = ktime_get_ns();
@@ -162,6 +179,12 @@ static int diag_ping(struct eusrv_mbox_ping *p)
 			if (!left)
 				pr_warn("eusrv_mbox: ping node %u: no reply to round trip %u within %u ms\n",
 					p->node, i, jiffies_to_msecs(timeout));
+			break;
+		}
+		if (diag_ping_status != EUSRV_MBOX_ST_OK) {
+			pr_warn("eusrv_mbox: ping node %u: round trip %u not delivered (status %u)\n",
+				p->node, i, diag_ping_status);
+			ret = -EHOSTUNREACH;
 			break;
 		}
 		samples[i] = (u32)min_t(u64, ktime_get_ns() - t0, U32_MAX);

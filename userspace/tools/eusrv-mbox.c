@@ -108,6 +108,9 @@ static int cmd_ping(int fd, uint32_t node, uint32_t count, uint32_t timeout_ms)
 			if (e == ETIMEDOUT)
 				fprintf(stderr, "%s: ping node %u: no reply within %u ms after %u round trips\n",
 					prog, node, timeout_ms ? timeout_ms : 1000, done);
+			else if (e == EHOSTUNREACH)
+				fprintf(stderr, "%s: ping node %u: the board could not deliver to it (node down or mailbox off) after %u round trips\n",
+					prog, node, done);
 			else
 				fprintf(stderr, "%s: ping node %u: %s after %u round trips\n",
 					prog, node, strerror(e), done);
