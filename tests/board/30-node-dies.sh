@@ -44,6 +44,16 @@ else
 fi
 
 check "node0 still works" on node0 true
+
+# A kernel crash is reported by name and fails the command that caused it.
+out=$(on node0 'echo 1 >/proc/sys/kernel/sysrq; echo c >/proc/sysrq-trigger' 2>&1)
+rc=$?
+diag "$(printf '%s\n' "$out" | grep -m 3 'kernel:')"
+if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'node0 kernel: .*Kernel panic'; then
+	ok "a node's kernel panic is reported and fails the command"
+else
+	not_ok "a node's kernel panic is reported and fails the command # rc=$rc"
+fi
 check "board stop after a node died" board stop
 if pgrep -f "eusrv-board-model|qemu-system-x86_64.*eusrv" >/dev/null; then
 	not_ok "no board processes left"
