@@ -1,5 +1,7 @@
 # Shared by the board suites (sourced): start/stop a board and run on nodes.
 . "$TOP/tests/lib/tap.sh"
+BUILD=${BUILD:-$TOP/build}
+export TOP BUILD
 
 board() {
 	"$TOP/qemu/board" "$@"
