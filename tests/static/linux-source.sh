@@ -1,0 +1,27 @@
+#!/bin/sh
+# Print the directory of Debian's linux-source-6.1 tree (unpacked from the
+# installed package's tarball), unpacking it first if needed.  Cached under
+# $EUSRV_CACHE keyed by the package version; only the parts a caller names
+# (default: checkpatch's files) are unpacked.
+set -eu
+
+cache=${EUSRV_CACHE:-$HOME/.cache/eusrv}
+tarball=/usr/src/linux-source-6.1.tar.xz
+[ -f "$tarball" ] || {
+	echo "linux-source: $tarball missing (make deps)" >&2
+	exit 1
+}
+ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
+dir=$cache/linux-source-$ver
+parts=${*:-scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch}
+
+missing=
+for p in $parts; do
+	[ -e "$dir/$p" ] || missing="$missing linux-source-6.1/$p"
+done
+if [ -n "$missing" ]; then
+	mkdir -p "$dir"
+	# shellcheck disable=SC2086
+	tar -xJf "$tarball" -C "$dir" --strip-components=1 $missing
+fi
+echo "$dir"
