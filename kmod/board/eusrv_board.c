@@ -4,10 +4,11 @@
  *
  * On the virtual board a node's FPGA blocks live in the ivshmem device's
  * BAR2 and interrupt through its MSI-X vectors (docs/hardware.md section 2).
- * This driver turns them into the same platform devices a device tree
- * describes on real hardware: one per block, with its register page, its
- * interrupt and software-node properties, so each block's driver has a
- * single code path.
+ * This driver turns them into the platform devices a device tree describes
+ * on real hardware: one per block, with its register page, its interrupt
+ * and software-node properties, so each block's driver has one code path.
+ * The only addition is the "kick" register (the ivshmem doorbell), which
+ * tells the board model that a block's registers changed.
  */
 #include <linux/io.h>
 #include <linux/module.h>
@@ -17,40 +18,47 @@
 
 #include <eusrv/board_hw.h>
 
-#define DRV_NAME	"eusrv_board"
-
-struct eusrv_board {
-	struct platform_device *mbox;
-	u32 node_id;
-	u32 nodes;
-};
+#define DRV_NAME		"eusrv_board"
+#define EUSRV_BAR_REGS		0
+#define EUSRV_BAR_SHMEM		2
+#define EUSRV_BAR0_MIN_SIZE	(EUSRV_IVSHMEM_REG_DOORBELL + sizeof(u32))
 
 /* One board block: its platform device name, page and vector. */
 struct eusrv_board_block {
 	const char *name;
-	u32 present;		/* EUSRV_BLOCK_* */
+	u32 present;		/* EUSRV_BLOCK_* bit in the info page */
 	u32 page;
 	u32 vector;
 };
 
-static const struct eusrv_board_block eusrv_mbox_block = {
-	.name = "eusrv-mbox",
-	.present = EUSRV_BLOCK_MBOX,
-	.page = EUSRV_PAGE_MBOX,
-	.vector = EUSRV_VEC_MBOX,
+static const struct eusrv_board_block eusrv_board_blocks[] = {
+	{
+		.name = "eusrv-mbox",
+		.present = EUSRV_BLOCK_MBOX,
+		.page = EUSRV_PAGE_MBOX,
+		.vector = EUSRV_VEC_MBOX,
+	},
+};
+
+struct eusrv_board {
+	struct platform_device *child[ARRAY_SIZE(eusrv_board_blocks)];
+	u32 node_id;
+	u32 nodes;
+	u32 blocks;
 };
 
 static struct platform_device *
 eusrv_board_add_block(struct pci_dev *pdev, struct eusrv_board *b,
 		      const struct eusrv_board_block *blk)
 {
-	resource_size_t bar2 = pci_resource_start(pdev, 2);
-	resource_size_t bar0 = pci_resource_start(pdev, 0);
+	resource_size_t shmem = pci_resource_start(pdev, EUSRV_BAR_SHMEM);
+	resource_size_t regs = pci_resource_start(pdev, EUSRV_BAR_REGS);
 	struct resource res[] = {
-		DEFINE_RES_MEM(bar2 + EUSRV_NODE_WINDOW_OFF(b->node_id) + blk->page,
+		DEFINE_RES_MEM(shmem + EUSRV_NODE_WINDOW_OFF(b->node_id) + blk->page,
 			       EUSRV_PAGE_SIZE),
 		DEFINE_RES_IRQ(pci_irq_vector(pdev, blk->vector)),
-		DEFINE_RES_MEM_NAMED(bar0 + EUSRV_IVSHMEM_REG_DOORBELL, sizeof(u32),
+		/* Shared by all blocks: their drivers map it, never claim it. */
+		DEFINE_RES_MEM_NAMED(regs + EUSRV_IVSHMEM_REG_DOORBELL, sizeof(u32),
 				     "kick"),
 	};
 	const struct property_entry props[] = {
@@ -68,97 +76,136 @@ eusrv_board_add_block(struct pci_dev *pdev, struct eusrv_board *b,
 		.properties = props,
 	};
 
+	/* Resources and properties are copied: the stack is fine. */
 	return platform_device_register_full(&info);
 }
 
-/* Check the node's information page and learn the board's size. */
-static int eusrv_board_read_info(struct pci_dev *pdev, struct eusrv_board *b,
-				 u32 *blocks)
+static void eusrv_board_del_blocks(struct eusrv_board *b)
 {
-	void __iomem *info;
-	u32 magic, version, node;
-	int ret = 0;
+	unsigned int i = ARRAY_SIZE(b->child);
 
-	info = ioremap(pci_resource_start(pdev, 2) +
-		       EUSRV_NODE_WINDOW_OFF(b->node_id), EUSRV_PAGE_SIZE);
+	while (i--) {
+		platform_device_unregister(b->child[i]);
+		b->child[i] = NULL;
+	}
+}
+
+static int eusrv_board_add_blocks(struct pci_dev *pdev, struct eusrv_board *b)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(eusrv_board_blocks); i++) {
+		const struct eusrv_board_block *blk = &eusrv_board_blocks[i];
+		struct platform_device *child;
+
+		if (!(b->blocks & blk->present))
+			continue;
+		child = eusrv_board_add_block(pdev, b, blk);
+		if (IS_ERR(child)) {
+			ret = PTR_ERR(child);
+			eusrv_board_del_blocks(b);
+			return dev_err_probe(&pdev->dev, ret, "cannot add block %s\n",
+					     blk->name);
+		}
+		b->child[i] = child;
+	}
+	return 0;
+}
+
+/* Check this node's information page and learn the board's size. */
+static int eusrv_board_read_info(struct pci_dev *pdev, struct eusrv_board *b)
+{
+	u32 magic, version, node;
+	void __iomem *info;
+
+	info = pci_iomap_range(pdev, EUSRV_BAR_SHMEM,
+			       EUSRV_NODE_WINDOW_OFF(b->node_id), EUSRV_PAGE_SIZE);
 	if (!info)
-		return -ENOMEM;
+		return dev_err_probe(&pdev->dev, -ENOMEM,
+				     "node %u: cannot map the information page\n",
+				     b->node_id);
 	magic = readl(info + EUSRV_INFO_MAGIC);
 	version = readl(info + EUSRV_INFO_VERSION);
 	node = readl(info + EUSRV_INFO_NODE_ID);
 	b->nodes = readl(info + EUSRV_INFO_NODE_COUNT);
-	*blocks = readl(info + EUSRV_INFO_BLOCKS);
-	iounmap(info);
+	b->blocks = readl(info + EUSRV_INFO_BLOCKS);
+	pci_iounmap(pdev, info);
 
-	if (magic != EUSRV_INFO_MAGIC_VALUE || version != EUSRV_INFO_VERSION_VALUE) {
-		dev_err(&pdev->dev, "node %u: no EUROSERVER board (magic %#x, version %u)\n",
-			b->node_id, magic, version);
-		ret = -ENODEV;
-	} else if (node != b->node_id || b->nodes == 0 ||
-		   b->nodes > EUSRV_MAX_NODES || b->node_id >= b->nodes) {
-		dev_err(&pdev->dev, "node %u: information page says node %u of %u\n",
-			b->node_id, node, b->nodes);
-		ret = -ENODEV;
-	}
-	return ret;
+	if (magic != EUSRV_INFO_MAGIC_VALUE || version != EUSRV_INFO_VERSION_VALUE)
+		return dev_err_probe(&pdev->dev, -ENODEV,
+				     "node %u: no EUROSERVER board info (magic %#x, version %u)\n",
+				     b->node_id, magic, version);
+	if (node != b->node_id || b->nodes == 0 || b->nodes > EUSRV_MAX_NODES ||
+	    b->node_id >= b->nodes)
+		return dev_err_probe(&pdev->dev, -ENODEV,
+				     "node %u: information page says node %u of %u\n",
+				     b->node_id, node, b->nodes);
+	return 0;
 }
 
 static int eusrv_board_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
+	struct device *dev = &pdev->dev;
 	struct eusrv_board *b;
 	void __iomem *regs;
-	u32 blocks;
 	int ret;
 
-	b = devm_kzalloc(&pdev->dev, sizeof(*b), GFP_KERNEL);
+	b = devm_kzalloc(dev, sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
 	ret = pcim_enable_device(pdev);
 	if (ret)
-		return ret;
-	if (pci_resource_len(pdev, 2) < EUSRV_BAR2_SIZE)
-		return dev_err_probe(&pdev->dev, -ENODEV, "BAR2 is %llu bytes, need %u\n",
-				     (u64)pci_resource_len(pdev, 2), EUSRV_BAR2_SIZE);
-	/* BAR2 is left unclaimed: each block's driver claims its own page. */
-	ret = pcim_iomap_regions(pdev, BIT(0), DRV_NAME);
-	if (ret)
-		return ret;
-	regs = pcim_iomap_table(pdev)[0];
-	b->node_id = readl(regs + EUSRV_IVSHMEM_REG_IVPOSITION);
-	if (b->node_id >= EUSRV_MAX_NODES)
-		return dev_err_probe(&pdev->dev, -ENODEV, "ivshmem peer id %u is not a node\n",
-				     b->node_id);
-	ret = eusrv_board_read_info(pdev, b, &blocks);
-	if (ret)
-		return ret;
-
+		return dev_err_probe(dev, ret, "cannot enable the device\n");
+	if (pci_resource_len(pdev, EUSRV_BAR_REGS) < EUSRV_BAR0_MIN_SIZE ||
+	    pci_resource_len(pdev, EUSRV_BAR_SHMEM) < EUSRV_BAR2_SIZE)
+		return dev_err_probe(dev, -ENODEV, "BARs too small: %pR, %pR\n",
+				     &pdev->resource[EUSRV_BAR_REGS],
+				     &pdev->resource[EUSRV_BAR_SHMEM]);
 	/* MSI-X from ivshmem is only delivered with bus mastering on. */
 	pci_set_master(pdev);
 	ret = pci_alloc_irq_vectors(pdev, EUSRV_NR_VECTORS, EUSRV_NR_VECTORS,
 				    PCI_IRQ_MSIX);
 	if (ret < 0)
-		return dev_err_probe(&pdev->dev, ret, "cannot get %u MSI-X vectors\n",
+		return dev_err_probe(dev, ret, "cannot get %u MSI-X vectors\n",
 				     EUSRV_NR_VECTORS);
-	pci_set_drvdata(pdev, b);
 
-	if (blocks & eusrv_mbox_block.present) {
-		b->mbox = eusrv_board_add_block(pdev, b, &eusrv_mbox_block);
-		if (IS_ERR(b->mbox)) {
-			ret = PTR_ERR(b->mbox);
-			pci_free_irq_vectors(pdev);
-			return dev_err_probe(&pdev->dev, ret, "cannot add the mailbox\n");
-		}
+	/* BAR2 is left unclaimed: each block's driver claims its own page. */
+	ret = pcim_iomap_regions(pdev, BIT(EUSRV_BAR_REGS), DRV_NAME);
+	if (ret) {
+		dev_err_probe(dev, ret, "cannot map BAR%u\n", EUSRV_BAR_REGS);
+		goto free_vectors;
 	}
-	dev_info(&pdev->dev, "EUROSERVER board: node %u of %u\n", b->node_id, b->nodes);
+	regs = pcim_iomap_table(pdev)[EUSRV_BAR_REGS];
+	b->node_id = readl(regs + EUSRV_IVSHMEM_REG_IVPOSITION);
+	if (b->node_id >= EUSRV_MAX_NODES) {
+		ret = dev_err_probe(dev, -ENODEV, "ivshmem peer id %u is not a node\n",
+				    b->node_id);
+		goto free_vectors;
+	}
+	ret = eusrv_board_read_info(pdev, b);
+	if (ret)
+		goto free_vectors;
+
+	pci_set_drvdata(pdev, b);
+	ret = eusrv_board_add_blocks(pdev, b);
+	if (ret)
+		goto free_vectors;
+	dev_info(dev, "EUROSERVER board: node %u of %u, blocks %#x\n",
+		 b->node_id, b->nodes, b->blocks);
 	return 0;
+
+free_vectors:
+	pci_free_irq_vectors(pdev);
+	return ret;
 }
 
 static void eusrv_board_remove(struct pci_dev *pdev)
 {
 	struct eusrv_board *b = pci_get_drvdata(pdev);
 
-	if (b->mbox)
-		platform_device_unregister(b->mbox);
+	/* Unbinds the blocks' drivers, which free their interrupts first. */
+	eusrv_board_del_blocks(b);
 	pci_free_irq_vectors(pdev);
 }
 

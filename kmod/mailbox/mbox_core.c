@@ -1,22 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * eusrv mailbox driver: the node's inbound FIFO of 64-bit messages and its
- * outbound (posted store) queue, as specified in docs/hardware.md section 3.
+ * outbound (posted store) queue, as docs/hardware.md section 3 specifies.
  *
  * Received messages are handed, in hard-IRQ context, to the handler
- * registered for their type; senders queue messages from any context.
+ * registered for their type; senders queue messages from any context.  A
+ * node has one mailbox, so the bound instance is a module-wide singleton
+ * that the API reaches through RCU, which also makes unbinding safe while
+ * other modules keep calling in.
  */
-#include <linux/bits.h>
+#include <linux/atomic.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
+/*
+ * Only for 32-bit builds: there 64-bit accesses are split, which is fine
+ * for ring entries (published and consumed through the u32 counters) and
+ * tears nothing but the diagnostic totals.
+ */
 #include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
+#include <linux/stddef.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
@@ -27,17 +38,31 @@
 #include "mbox_internal.h"
 #include "mbox_ring.h"
 
-#define MBOX_FIFO_ENTRY_SIZE	16
-#define MBOX_TXQ_ENTRY_SIZE	32
-#define MBOX_TXQ_ADDR		0x00
-#define MBOX_TXQ_DATA		0x08
-#define MBOX_TXQ_STATUS		0x10
-#define MBOX_FIFO_MSG		0x00
-#define MBOX_FIFO_SRC		0x08
+#define MBOX_FIFO_MSG		offsetof(struct eusrv_mbox_fifo_entry, msg)
+#define MBOX_FIFO_SRC		offsetof(struct eusrv_mbox_fifo_entry, src_node)
+#define MBOX_TXQ_ADDR		offsetof(struct eusrv_mbox_txq_entry, addr)
+#define MBOX_TXQ_DATA		offsetof(struct eusrv_mbox_txq_entry, data)
+#define MBOX_TXQ_STATUS		offsetof(struct eusrv_mbox_txq_entry, status)
 
 #define MBOX_CTRL_ON	(EUSRV_MBOX_CTRL_EN | EUSRV_MBOX_CTRL_ENQ_IE | \
 			 EUSRV_MBOX_CTRL_FULL_IE | EUSRV_MBOX_CTRL_TXDONE_IE | \
 			 EUSRV_MBOX_CTRL_ERR_IE)
+
+/* The driver's counters (the block keeps its own in its registers). */
+enum mbox_counter {
+	MBOX_RX_MSGS,
+	MBOX_RX_UNHANDLED,
+	MBOX_RX_INVALID,
+	MBOX_RX_BAD_SRC,
+	MBOX_RX_RESYNC,
+	MBOX_TX_MSGS,
+	MBOX_TX_BUSY,
+	MBOX_TX_FULL,
+	MBOX_TX_DECERR,
+	MBOX_TX_DISABLED,
+	MBOX_TX_BAD_STATUS,
+	MBOX_NR_COUNTERS
+};
 
 struct eusrv_mbox {
 	struct device *dev;
@@ -47,24 +72,31 @@ struct eusrv_mbox {
 	u32 node_id;
 	u32 nodes;
 
-	spinlock_t rx_lock;		/* inbound FIFO consumer */
+	spinlock_t rx_lock;		/* inbound FIFO consumer, pause */
 	u32 rx_cons;
 	bool paused;
 	struct delayed_work resume;
+	/* Runs the interrupt handler's work when no interrupt will come. */
+	struct irq_work poll;
 
-	spinlock_t tx_lock;		/* outbound queue */
+	spinlock_t tx_lock;		/* outbound queue producer and reaper */
 	u32 tx_prod;
 	u32 tx_reaped;
 
-	atomic64_t rx_msgs, rx_unhandled, rx_bad_src;
-	atomic64_t tx_msgs, tx_busy, tx_failed;
+	atomic64_t cnt[MBOX_NR_COUNTERS];
 };
 
 static struct eusrv_mbox __rcu *eusrv_mbox_cur;
+static DEFINE_MUTEX(eusrv_mbox_bind_lock);	/* changes of eusrv_mbox_cur */
 static const struct eusrv_mbox_handler __rcu *eusrv_mbox_handlers[EUSRV_MSG_NR_TYPES];
 static DEFINE_MUTEX(eusrv_mbox_handlers_lock);
 /* Senders waiting for queue space; global so that it outlives an unbind. */
 static DECLARE_WAIT_QUEUE_HEAD(eusrv_mbox_tx_wq);
+
+static void mbox_count(struct eusrv_mbox *mb, enum mbox_counter c)
+{
+	atomic64_inc(&mb->cnt[c]);
+}
 
 static void mbox_kick(struct eusrv_mbox *mb)
 {
@@ -75,13 +107,15 @@ static void mbox_kick(struct eusrv_mbox *mb)
 static void __iomem *mbox_fifo_entry(struct eusrv_mbox *mb, u32 counter)
 {
 	return mb->regs + EUSRV_MBOX_FIFO +
-	       mbox_ring_slot(counter, EUSRV_MBOX_FIFO_DEPTH) * MBOX_FIFO_ENTRY_SIZE;
+	       mbox_ring_slot(counter, EUSRV_MBOX_FIFO_DEPTH) *
+	       sizeof(struct eusrv_mbox_fifo_entry);
 }
 
 static void __iomem *mbox_txq_entry(struct eusrv_mbox *mb, u32 counter)
 {
 	return mb->regs + EUSRV_MBOX_TXQ +
-	       mbox_ring_slot(counter, EUSRV_MBOX_TXQ_DEPTH) * MBOX_TXQ_ENTRY_SIZE;
+	       mbox_ring_slot(counter, EUSRV_MBOX_TXQ_DEPTH) *
+	       sizeof(struct eusrv_mbox_txq_entry);
 }
 
 int eusrv_mbox_register(unsigned int type, const struct eusrv_mbox_handler *h)
@@ -107,7 +141,7 @@ void eusrv_mbox_unregister(unsigned int type)
 	mutex_lock(&eusrv_mbox_handlers_lock);
 	RCU_INIT_POINTER(eusrv_mbox_handlers[type], NULL);
 	mutex_unlock(&eusrv_mbox_handlers_lock);
-	/* Handlers run in hard IRQs, which RCU waits for. */
+	/* Callbacks run in RCU read-side sections in hard-IRQ context. */
 	synchronize_rcu();
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_unregister);
@@ -116,39 +150,51 @@ static void mbox_dispatch(struct eusrv_mbox *mb, unsigned int src, u64 msg)
 {
 	unsigned int type = eusrv_msg_type(msg);
 	const struct eusrv_mbox_handler *h;
+	bool handled = false;
 
-	/* The source is stamped by the interconnect, but never trusted. */
+	/* The interconnect stamps the source; still, nothing is trusted. */
 	if (src >= mb->nodes) {
-		atomic64_inc(&mb->rx_bad_src);
+		mbox_count(mb, MBOX_RX_BAD_SRC);
 		dev_warn_ratelimited(mb->dev, "message %#llx from impossible node %u dropped\n",
 				     msg, src);
 		return;
 	}
-	atomic64_inc(&mb->rx_msgs);
+	if (type == EUSRV_MSG_T_INVALID) {
+		mbox_count(mb, MBOX_RX_INVALID);
+		dev_warn_ratelimited(mb->dev, "message %#llx of invalid type 0 from node %u dropped\n",
+				     msg, src);
+		return;
+	}
 	rcu_read_lock();
 	h = rcu_dereference(eusrv_mbox_handlers[type]);
-	if (h)
+	if (h) {
 		h->rx(h->ctx, src, msg);
-	else
-		atomic64_inc(&mb->rx_unhandled);
+		handled = true;
+	}
 	rcu_read_unlock();
-	if (!h)
-		dev_dbg_ratelimited(mb->dev, "no handler for type %u from node %u\n",
-				    type, src);
+	if (handled) {
+		mbox_count(mb, MBOX_RX_MSGS);
+	} else {
+		mbox_count(mb, MBOX_RX_UNHANDLED);
+		dev_warn_ratelimited(mb->dev, "message %#llx from node %u dropped: no handler for type %u\n",
+				     msg, src, type);
+	}
 }
 
-/* Drain the inbound FIFO; caller holds rx_lock with IRQs off. */
+/* Hand every inbound entry to its handler; rx_lock held, IRQs off. */
 static void mbox_drain_rx(struct eusrv_mbox *mb)
 {
+	/* readl orders this load before the loads of the entries (acquire). */
 	u32 prod = readl(mb->regs + EUSRV_MBOX_RX_PROD);
 	u32 cons = mb->rx_cons;
 
 	if (!mbox_ring_sane(prod, cons, EUSRV_MBOX_FIFO_DEPTH)) {
-		dev_err_ratelimited(mb->dev, "inbound FIFO producer %u impossible for consumer %u, resynchronising\n",
+		/* Broken hardware: skip rather than hand garbage to users. */
+		mbox_count(mb, MBOX_RX_RESYNC);
+		dev_err_ratelimited(mb->dev, "inbound FIFO producer %u impossible for consumer %u: skipping to it\n",
 				    prod, cons);
-		cons = prod - EUSRV_MBOX_FIFO_DEPTH;
+		cons = prod;
 	}
-	/* readl orders the producer load before the entry loads. */
 	while (cons != prod) {
 		void __iomem *e = mbox_fifo_entry(mb, cons);
 		u64 msg = readq(e + MBOX_FIFO_MSG);
@@ -161,52 +207,81 @@ static void mbox_drain_rx(struct eusrv_mbox *mb)
 		return;
 	mb->rx_cons = cons;
 	writel(cons, mb->regs + EUSRV_MBOX_RX_CONS);
-	/* Pairs with the model's barrier between RX_STALLED and RX_CONS. */
+	/*
+	 * Pairs with the model, which sets RX_STALLED, fences and re-reads
+	 * RX_CONS before it lets a store wait: either it sees our RX_CONS or
+	 * we see its RX_STALLED and kick it to retry.
+	 */
 	mb();
 	if (readl(mb->regs + EUSRV_MBOX_RX_STALLED))
 		mbox_kick(mb);
 }
 
-/* Take the next completed outbound entry, if any; false when none is left. */
-static bool mbox_reap_one(struct eusrv_mbox *mb, u64 *msg, u32 *dst, u32 *status)
+static void mbox_count_tx_failure(struct eusrv_mbox *mb, u32 status)
+{
+	switch (status) {
+	case EUSRV_MBOX_ST_FULL:
+		mbox_count(mb, MBOX_TX_FULL);
+		break;
+	case EUSRV_MBOX_ST_DECERR:
+		mbox_count(mb, MBOX_TX_DECERR);
+		break;
+	case EUSRV_MBOX_ST_DISABLED:
+		mbox_count(mb, MBOX_TX_DISABLED);
+		break;
+	default:
+		mbox_count(mb, MBOX_TX_BAD_STATUS);
+		break;
+	}
+}
+
+/* Take the oldest completed outbound entry; false when there is none. */
+static bool mbox_reap_one(struct eusrv_mbox *mb, u64 *msg, unsigned int *dst,
+			  u32 *status)
 {
 	unsigned long flags;
 	bool got = false;
 	u32 cons;
 
 	spin_lock_irqsave(&mb->tx_lock, flags);
+	/* readl orders this load before the loads of the entry (acquire). */
 	cons = readl(mb->regs + EUSRV_MBOX_TX_CONS);
-	if (!mbox_ring_sane(mb->tx_prod, cons, EUSRV_MBOX_TXQ_DEPTH) ||
-	    mbox_ring_used(cons, mb->tx_reaped) > mbox_ring_used(mb->tx_prod, mb->tx_reaped)) {
-		dev_err_ratelimited(mb->dev, "outbound consumer %u impossible (posted %u, reaped %u)\n",
-				    cons, mb->tx_prod, mb->tx_reaped);
+	if (cons != mb->tx_reaped &&
+	    !mbox_ring_within(mb->tx_reaped, cons, mb->tx_prod)) {
+		dev_err_ratelimited(mb->dev, "outbound consumer %u impossible (reaped %u, posted %u)\n",
+				    cons, mb->tx_reaped, mb->tx_prod);
 	} else if (cons != mb->tx_reaped) {
 		void __iomem *e = mbox_txq_entry(mb, mb->tx_reaped);
 
 		*status = readl(e + MBOX_TXQ_STATUS);
 		*msg = readq(e + MBOX_TXQ_DATA);
 		*dst = EUSRV_GA_NODE(readq(e + MBOX_TXQ_ADDR));
-		mb->tx_reaped++;
+		WRITE_ONCE(mb->tx_reaped, mb->tx_reaped + 1);
 		got = true;
 	}
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	return got;
 }
 
+/* Free completed outbound slots and report failures; hard-IRQ context. */
 static void mbox_reap_tx(struct eusrv_mbox *mb)
 {
 	const struct eusrv_mbox_handler *h;
+	unsigned int dst;
 	bool any = false;
-	u32 dst, status;
+	u32 status;
 	u64 msg;
 
+	/* The lock is dropped around callbacks: they may send. */
 	while (mbox_reap_one(mb, &msg, &dst, &status)) {
 		any = true;
 		if (status == EUSRV_MBOX_ST_OK)
 			continue;
-		atomic64_inc(&mb->tx_failed);
-		dev_dbg_ratelimited(mb->dev, "message %#llx to node %u failed: status %u\n",
+		mbox_count_tx_failure(mb, status);
+		dev_dbg_ratelimited(mb->dev, "message %#llx to node %u not delivered: status %u\n",
 				    msg, dst, status);
+		if (dst >= mb->nodes)
+			continue;
 		rcu_read_lock();
 		h = rcu_dereference(eusrv_mbox_handlers[eusrv_msg_type(msg)]);
 		if (h && h->tx_error)
@@ -217,27 +292,38 @@ static void mbox_reap_tx(struct eusrv_mbox *mb)
 		wake_up(&eusrv_mbox_tx_wq);
 }
 
-static irqreturn_t mbox_irq(int irq, void *data)
+/* The interrupt's work; hard-IRQ context (interrupt or irq_work). */
+static void mbox_service(struct eusrv_mbox *mb)
 {
-	struct eusrv_mbox *mb = data;
-
 	spin_lock(&mb->rx_lock);
 	if (!mb->paused)
 		mbox_drain_rx(mb);
 	spin_unlock(&mb->rx_lock);
 	mbox_reap_tx(mb);
+}
+
+static irqreturn_t mbox_irq(int irq, void *data)
+{
+	/* Interrupts are edge-like: the block's state says what happened. */
+	mbox_service(data);
 	return IRQ_HANDLED;
 }
 
-static void mbox_resume_work(struct work_struct *work)
+static void mbox_poll_fn(struct irq_work *work)
+{
+	mbox_service(container_of(work, struct eusrv_mbox, poll));
+}
+
+static void mbox_resume_fn(struct work_struct *work)
 {
 	struct eusrv_mbox *mb = container_of(to_delayed_work(work),
 					     struct eusrv_mbox, resume);
 
 	spin_lock_irq(&mb->rx_lock);
 	mb->paused = false;
-	mbox_drain_rx(mb);
 	spin_unlock_irq(&mb->rx_lock);
+	/* The FIFO filled up silently: drain it as the interrupt would. */
+	irq_work_queue(&mb->poll);
 }
 
 static int mbox_post(struct eusrv_mbox *mb, unsigned int node, u64 msg)
@@ -248,18 +334,19 @@ static int mbox_post(struct eusrv_mbox *mb, unsigned int node, u64 msg)
 	spin_lock_irqsave(&mb->tx_lock, flags);
 	if (!mbox_ring_free(mb->tx_prod, mb->tx_reaped, EUSRV_MBOX_TXQ_DEPTH)) {
 		spin_unlock_irqrestore(&mb->tx_lock, flags);
-		atomic64_inc(&mb->tx_busy);
+		mbox_count(mb, MBOX_TX_BUSY);
 		return -EAGAIN;
 	}
 	e = mbox_txq_entry(mb, mb->tx_prod);
 	writeq(EUSRV_MBOX_INBOX_GA(node), e + MBOX_TXQ_ADDR);
 	writeq(msg, e + MBOX_TXQ_DATA);
 	writel(EUSRV_MBOX_ST_PENDING, e + MBOX_TXQ_STATUS);
-	/* writel orders the entry before the producer that publishes it. */
-	writel(++mb->tx_prod, mb->regs + EUSRV_MBOX_TX_PROD);
+	WRITE_ONCE(mb->tx_prod, mb->tx_prod + 1);
+	/* writel orders the entry's stores before TX_PROD (release). */
+	writel(mb->tx_prod, mb->regs + EUSRV_MBOX_TX_PROD);
 	mbox_kick(mb);
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
-	atomic64_inc(&mb->tx_msgs);
+	mbox_count(mb, MBOX_TX_MSGS);
 	return 0;
 }
 
@@ -283,7 +370,7 @@ int eusrv_mbox_send(unsigned int node, u64 msg)
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_send);
 
-/* COND on the current mailbox, or true once there is none. */
+/* COND on the bound mailbox, or true once there is none. */
 static bool mbox_tx_cond(bool (*cond)(struct eusrv_mbox *mb))
 {
 	struct eusrv_mbox *mb;
@@ -296,12 +383,13 @@ static bool mbox_tx_cond(bool (*cond)(struct eusrv_mbox *mb))
 	return ret;
 }
 
+/* Sleep until COND: 0 on timeout, > 0 when met, -ERESTARTSYS, -ENODEV. */
 static long mbox_wait_tx(bool (*cond)(struct eusrv_mbox *mb), long timeout)
 {
 	long ret = wait_event_interruptible_timeout(eusrv_mbox_tx_wq,
 						    mbox_tx_cond(cond), timeout);
 
-	if (ret >= 0 && !rcu_access_pointer(eusrv_mbox_cur))
+	if (ret > 0 && !rcu_access_pointer(eusrv_mbox_cur))
 		return -ENODEV;
 	return ret;
 }
@@ -320,15 +408,18 @@ static bool mbox_tx_idle(struct eusrv_mbox *mb)
 int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout)
 {
 	unsigned long deadline = jiffies + timeout;
-	long ret;
+	long left, ret;
 
+	if (timeout < 0)
+		return -EINVAL;
 	for (;;) {
 		ret = eusrv_mbox_send(node, msg);
 		if (ret != -EAGAIN)
 			return ret;
-		if (time_after_eq(jiffies, deadline))
+		left = (long)(deadline - jiffies);
+		if (left <= 0)
 			return -ETIMEDOUT;
-		ret = mbox_wait_tx(mbox_has_space, deadline - jiffies);
+		ret = mbox_wait_tx(mbox_has_space, left);
 		if (ret < 0)
 			return ret;
 	}
@@ -368,6 +459,12 @@ unsigned int eusrv_mbox_nodes(void)
 	rcu_read_unlock();
 	return n;
 }
+EXPORT_SYMBOL_GPL(eusrv_mbox_nodes);
+
+static u64 mbox_counter(struct eusrv_mbox *mb, enum mbox_counter c)
+{
+	return atomic64_read(&mb->cnt[c]);
+}
 
 int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 {
@@ -388,12 +485,17 @@ int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 	st->tx_err_cnt = readl(mb->regs + EUSRV_MBOX_TX_ERR_CNT);
 	st->bad_cnt = readl(mb->regs + EUSRV_MBOX_BAD_CNT);
 	st->bad_last = readl(mb->regs + EUSRV_MBOX_BAD_LAST);
-	st->rx_msgs = atomic64_read(&mb->rx_msgs);
-	st->rx_unhandled = atomic64_read(&mb->rx_unhandled);
-	st->rx_bad_src = atomic64_read(&mb->rx_bad_src);
-	st->tx_msgs = atomic64_read(&mb->tx_msgs);
-	st->tx_busy = atomic64_read(&mb->tx_busy);
-	st->tx_failed = atomic64_read(&mb->tx_failed);
+	st->rx_msgs = mbox_counter(mb, MBOX_RX_MSGS);
+	st->rx_unhandled = mbox_counter(mb, MBOX_RX_UNHANDLED);
+	st->rx_invalid = mbox_counter(mb, MBOX_RX_INVALID);
+	st->rx_bad_src = mbox_counter(mb, MBOX_RX_BAD_SRC);
+	st->rx_resync = mbox_counter(mb, MBOX_RX_RESYNC);
+	st->tx_msgs = mbox_counter(mb, MBOX_TX_MSGS);
+	st->tx_busy = mbox_counter(mb, MBOX_TX_BUSY);
+	st->tx_full = mbox_counter(mb, MBOX_TX_FULL);
+	st->tx_decerr = mbox_counter(mb, MBOX_TX_DECERR);
+	st->tx_disabled = mbox_counter(mb, MBOX_TX_DISABLED);
+	st->tx_bad_status = mbox_counter(mb, MBOX_TX_BAD_STATUS);
 	rcu_read_unlock();
 	return 0;
 }
@@ -401,17 +503,12 @@ int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 void eusrv_mbox_reset_stats(void)
 {
 	struct eusrv_mbox *mb;
+	unsigned int i;
 
 	rcu_read_lock();
 	mb = rcu_dereference(eusrv_mbox_cur);
-	if (mb) {
-		atomic64_set(&mb->rx_msgs, 0);
-		atomic64_set(&mb->rx_unhandled, 0);
-		atomic64_set(&mb->rx_bad_src, 0);
-		atomic64_set(&mb->tx_msgs, 0);
-		atomic64_set(&mb->tx_busy, 0);
-		atomic64_set(&mb->tx_failed, 0);
-	}
+	for (i = 0; mb && i < MBOX_NR_COUNTERS; i++)
+		atomic64_set(&mb->cnt[i], 0);
 	rcu_read_unlock();
 }
 
@@ -419,18 +516,80 @@ int eusrv_mbox_pause(unsigned int ms)
 {
 	struct eusrv_mbox *mb;
 	unsigned long flags;
+	int ret = 0;
 
 	rcu_read_lock();
 	mb = rcu_dereference(eusrv_mbox_cur);
-	if (!mb) {
-		rcu_read_unlock();
-		return -ENODEV;
+	if (mb) {
+		spin_lock_irqsave(&mb->rx_lock, flags);
+		mb->paused = true;
+		spin_unlock_irqrestore(&mb->rx_lock, flags);
+		/* Unbinding waits for this section, then cancels the work. */
+		mod_delayed_work(system_wq, &mb->resume, msecs_to_jiffies(ms));
+	} else {
+		ret = -ENODEV;
 	}
-	spin_lock_irqsave(&mb->rx_lock, flags);
-	mb->paused = true;
-	spin_unlock_irqrestore(&mb->rx_lock, flags);
-	mod_delayed_work(system_wq, &mb->resume, msecs_to_jiffies(ms));
 	rcu_read_unlock();
+	return ret;
+}
+
+/*
+ * Start from the block's counters: an earlier binding may have left
+ * messages in the FIFO and stores in flight, which are handled as usual.
+ */
+static void mbox_sync_counters(struct eusrv_mbox *mb)
+{
+	u32 rx_prod = readl(mb->regs + EUSRV_MBOX_RX_PROD);
+	u32 rx_cons = readl(mb->regs + EUSRV_MBOX_RX_CONS);
+	u32 tx_prod = readl(mb->regs + EUSRV_MBOX_TX_PROD);
+	u32 tx_cons = readl(mb->regs + EUSRV_MBOX_TX_CONS);
+
+	if (!mbox_ring_sane(rx_prod, rx_cons, EUSRV_MBOX_FIFO_DEPTH)) {
+		dev_warn(mb->dev, "inbound FIFO counters impossible (producer %u, consumer %u): starting empty\n",
+			 rx_prod, rx_cons);
+		rx_cons = rx_prod;
+		writel(rx_cons, mb->regs + EUSRV_MBOX_RX_CONS);
+	}
+	if (!mbox_ring_sane(tx_prod, tx_cons, EUSRV_MBOX_TXQ_DEPTH)) {
+		dev_warn(mb->dev, "outbound queue counters impossible (producer %u, consumer %u): starting empty\n",
+			 tx_prod, tx_cons);
+		tx_prod = tx_cons;
+		writel(tx_prod, mb->regs + EUSRV_MBOX_TX_PROD);
+	}
+	mb->rx_cons = rx_cons;
+	mb->tx_prod = tx_prod;
+	mb->tx_reaped = tx_cons;
+}
+
+static int mbox_read_props(struct eusrv_mbox *mb)
+{
+	struct device *dev = mb->dev;
+	int ret;
+
+	ret = device_property_read_u32(dev, "eusrv,node-id", &mb->node_id);
+	if (ret)
+		return dev_err_probe(dev, ret, "no eusrv,node-id property\n");
+	if (device_property_read_u32(dev, "eusrv,max-nodes", &mb->nodes))
+		mb->nodes = EUSRV_MAX_NODES;
+	if (mb->nodes > EUSRV_MAX_NODES || mb->node_id >= mb->nodes)
+		return dev_err_probe(dev, -EINVAL, "node %u of %u: impossible (max %u nodes)\n",
+				     mb->node_id, mb->nodes, EUSRV_MAX_NODES);
+	return 0;
+}
+
+/* The kick register, shared by all blocks: mapped, never claimed. */
+static int mbox_map_kick(struct platform_device *pdev, struct eusrv_mbox *mb)
+{
+	struct resource *res;
+
+	res = platform_get_resource_byname(pdev, IORESOURCE_MEM, "kick");
+	if (!res || device_property_read_u32(mb->dev, "eusrv,kick", &mb->kick_val))
+		return 0;	/* real hardware: stores need no kick */
+	if (resource_size(res) < sizeof(u32))
+		return dev_err_probe(mb->dev, -EINVAL, "kick register %pR too small\n", res);
+	mb->kick = devm_ioremap(mb->dev, res->start, resource_size(res));
+	if (!mb->kick)
+		return dev_err_probe(mb->dev, -ENOMEM, "cannot map kick register %pR\n", res);
 	return 0;
 }
 
@@ -438,7 +597,6 @@ static int mbox_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	struct eusrv_mbox *mb;
-	struct resource *res;
 	int irq, ret;
 	u32 id;
 
@@ -448,55 +606,52 @@ static int mbox_probe(struct platform_device *pdev)
 	mb->dev = dev;
 	spin_lock_init(&mb->rx_lock);
 	spin_lock_init(&mb->tx_lock);
-	INIT_DELAYED_WORK(&mb->resume, mbox_resume_work);
+	INIT_DELAYED_WORK(&mb->resume, mbox_resume_fn);
+	/* Hard: handlers are promised hard-IRQ context, also on PREEMPT_RT. */
+	mb->poll = IRQ_WORK_INIT_HARD(mbox_poll_fn);
 
-	ret = device_property_read_u32(dev, "eusrv,node-id", &mb->node_id);
+	ret = mbox_read_props(mb);
 	if (ret)
-		return dev_err_probe(dev, ret, "no eusrv,node-id property\n");
-	if (device_property_read_u32(dev, "eusrv,max-nodes", &mb->nodes))
-		mb->nodes = EUSRV_MAX_NODES;
-	if (mb->node_id >= mb->nodes || mb->nodes > EUSRV_MAX_NODES)
-		return dev_err_probe(dev, -EINVAL, "node %u of %u nodes is impossible\n",
-				     mb->node_id, mb->nodes);
-
+		return ret;
 	mb->regs = devm_platform_ioremap_resource(pdev, 0);
 	if (IS_ERR(mb->regs))
-		return PTR_ERR(mb->regs);
+		return dev_err_probe(dev, PTR_ERR(mb->regs), "cannot map the registers\n");
 	id = readl(mb->regs + EUSRV_MBOX_ID);
 	if (id != EUSRV_MBOX_ID_VALUE ||
 	    readl(mb->regs + EUSRV_MBOX_FIFO_SIZE) != EUSRV_MBOX_FIFO_DEPTH ||
 	    readl(mb->regs + EUSRV_MBOX_TXQ_SIZE) != EUSRV_MBOX_TXQ_DEPTH)
-		return dev_err_probe(dev, -ENODEV, "not a mailbox block (id %#x)\n", id);
-
-	/* The kick register is shared by all blocks: map it, do not claim it. */
-	res = platform_get_resource_byname(pdev, IORESOURCE_MEM, "kick");
-	if (res && !device_property_read_u32(dev, "eusrv,kick", &mb->kick_val)) {
-		mb->kick = devm_ioremap(dev, res->start, resource_size(res));
-		if (!mb->kick)
-			return -ENOMEM;
-	}
-
+		return dev_err_probe(dev, -ENODEV, "not a mailbox block of depth %u/%u (id %#x)\n",
+				     EUSRV_MBOX_FIFO_DEPTH, EUSRV_MBOX_TXQ_DEPTH, id);
+	ret = mbox_map_kick(pdev, mb);
+	if (ret)
+		return ret;
 	irq = platform_get_irq(pdev, 0);
 	if (irq < 0)
 		return irq;
+	mbox_sync_counters(mb);
 
-	/* Start from the block's own counters (a reload finds them advanced). */
-	mb->rx_cons = readl(mb->regs + EUSRV_MBOX_RX_PROD);
-	writel(mb->rx_cons, mb->regs + EUSRV_MBOX_RX_CONS);
-	mb->tx_prod = readl(mb->regs + EUSRV_MBOX_TX_PROD);
-	mb->tx_reaped = mb->tx_prod;
-
+	mutex_lock(&eusrv_mbox_bind_lock);
+	if (rcu_access_pointer(eusrv_mbox_cur)) {
+		ret = dev_err_probe(dev, -EBUSY, "a node has one mailbox, and one is bound\n");
+		goto unlock;
+	}
 	ret = devm_request_irq(dev, irq, mbox_irq, 0, dev_name(dev), mb);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot get IRQ %d\n", irq);
-
-	if (rcu_access_pointer(eusrv_mbox_cur))
-		return dev_err_probe(dev, -EBUSY, "a node has one mailbox, and it is bound\n");
+	if (ret) {
+		dev_err_probe(dev, ret, "cannot get IRQ %d\n", irq);
+		goto unlock;
+	}
 	platform_set_drvdata(pdev, mb);
-	writel(MBOX_CTRL_ON, mb->regs + EUSRV_MBOX_CTRL);
 	rcu_assign_pointer(eusrv_mbox_cur, mb);
-	dev_info(dev, "node %u of %u, FIFO depth %u\n", mb->node_id, mb->nodes,
-		 EUSRV_MBOX_FIFO_DEPTH);
+unlock:
+	mutex_unlock(&eusrv_mbox_bind_lock);
+	if (ret)
+		return ret;
+
+	writel(MBOX_CTRL_ON, mb->regs + EUSRV_MBOX_CTRL);
+	/* What an earlier binding left behind raises no interrupt. */
+	irq_work_queue(&mb->poll);
+	dev_info(dev, "node %u of %u, FIFO depth %u, outbound queue depth %u\n",
+		 mb->node_id, mb->nodes, EUSRV_MBOX_FIFO_DEPTH, EUSRV_MBOX_TXQ_DEPTH);
 	return 0;
 }
 
@@ -504,12 +659,18 @@ static int mbox_remove(struct platform_device *pdev)
 {
 	struct eusrv_mbox *mb = platform_get_drvdata(pdev);
 
+	mutex_lock(&eusrv_mbox_bind_lock);
 	RCU_INIT_POINTER(eusrv_mbox_cur, NULL);
+	mutex_unlock(&eusrv_mbox_bind_lock);
+	/* No sender, pause or query uses MB after this... */
 	synchronize_rcu();
-	/* Sleepers see the mailbox gone; new ones find none. */
+	/* ...and sleepers wake up to find the mailbox gone. */
 	wake_up_all(&eusrv_mbox_tx_wq);
+	/* Other nodes' stores now fail with DISABLED instead of waiting. */
 	writel(0, mb->regs + EUSRV_MBOX_CTRL);
 	cancel_delayed_work_sync(&mb->resume);
+	irq_work_sync(&mb->poll);
+	/* devm frees the IRQ (waiting for a running handler), then MB. */
 	return 0;
 }
 

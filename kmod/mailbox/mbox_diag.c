@@ -4,10 +4,17 @@
  * round-trip times, a numbered flood checked by the receiver, counters and
  * a way to stop draining the FIFO for a while (to make it overflow).
  *
- * The handlers for the board's diagnostic message types live here too: a
- * PING is answered with a PONG carrying the same payload from the IRQ
- * handler, so the round trip measures the mailbox path only.
+ * The handlers of the board's diagnostic message types live here too: a
+ * PING is answered with a PONG carrying the same connection id and payload
+ * from the interrupt handler, so a round trip measures the mailbox path
+ * only.  The connection id of a PING is the number of the ping run, so a
+ * reply that comes too late for its run is recognised as stale rather
+ * than taken for a wrong answer.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/build_bug.h>
 #include <linux/completion.h>
 #include <linux/fs.h>
 #include <linux/jiffies.h>
@@ -15,6 +22,8 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
@@ -24,104 +33,154 @@
 #include <uapi/eusrv/mbox_diag.h>
 
 #include "mbox_internal.h"
+#include "mbox_seq.h"
 
-#define DIAG_DEFAULT_TIMEOUT_MS	1000U
+static_assert(EUSRV_MBOX_DIAG_MAX_NODES == EUSRV_MAX_NODES);
 
-/* One ping-pong at a time: the outstanding request and its reply. */
+/* Connection id outside the 12-bit field: no ping run in progress. */
+#define DIAG_NO_RUN		(EUSRV_MSG_CONN_MASK + 1)
+/* Long enough for every queued store to wait out its full-FIFO timeout. */
+#define DIAG_FLUSH_TIMEOUT_MS	(2 * EUSRV_MBOX_STORE_TIMEOUT_MS * EUSRV_MBOX_TXQ_DEPTH)
+/* A flood looks at signals and lets others run this often. */
+#define DIAG_FLOOD_BATCH	1024U
+
+/* The ping run in progress (at most one, under diag_ping_lock). */
 static DEFINE_MUTEX(diag_ping_lock);
-static DEFINE_SPINLOCK(diag_pong_lock);
-static struct completion diag_pong_done;
+static DEFINE_SPINLOCK(diag_pong_lock);		/* the fields below */
+static DECLARE_COMPLETION(diag_pong_done);
+static unsigned int diag_ping_run = DIAG_NO_RUN;
+static unsigned int diag_ping_runs;
+static bool diag_ping_armed;			/* a PING awaits its PONG */
 static unsigned int diag_ping_node;
-static u64 diag_ping_expect;
-static bool diag_ping_armed;
-static u32 diag_ping_status;	/* delivery failure of the outstanding ping */
-static atomic_t diag_ping_errors;
+static u64 diag_ping_msg;			/* the PING awaiting a PONG */
+static u64 diag_ping_reply_ns;
+static bool diag_ping_undelivered;		/* the board says why: */
+static u32 diag_ping_tx_status;
+static u32 diag_ping_errors;
 
+static atomic64_t diag_ping_stale;
+static atomic64_t diag_pong_unsent;
+static atomic64_t diag_pong_failed;
+
+/* SEQ streams: numbers sent per destination, bookkeeping per source. */
 static DEFINE_SPINLOCK(diag_seq_lock);
-static struct eusrv_mbox_seq_stats diag_seq_rx[EUSRV_MBOX_DIAG_MAX_NODES];
-static u64 diag_seq_tx[EUSRV_MBOX_DIAG_MAX_NODES];
-static atomic_t diag_flood_failed[EUSRV_MBOX_DIAG_MAX_NODES];
+static u64 diag_seq_tx[EUSRV_MAX_NODES];
+static struct mbox_seq diag_seq_rx[EUSRV_MAX_NODES];
+/* One flood per destination at a time, so that its numbers stay in order. */
+static struct mutex diag_flood_lock[EUSRV_MAX_NODES];
+static atomic_t diag_flood_failed[EUSRV_MAX_NODES];
+static u32 diag_flood_status[EUSRV_MAX_NODES];
+
+static const char *diag_status_name(u32 status)
+{
+	switch (status) {
+	case EUSRV_MBOX_ST_FULL:
+		return "destination FIFO full until the store timed out";
+	case EUSRV_MBOX_ST_DECERR:
+		return "no such node (decode error)";
+	case EUSRV_MBOX_ST_DISABLED:
+		return "destination mailbox disabled";
+	default:
+		return "unknown completion status";
+	}
+}
+
+static int diag_status_errno(u32 status)
+{
+	switch (status) {
+	case EUSRV_MBOX_ST_FULL:
+		return -ENOBUFS;
+	case EUSRV_MBOX_ST_DECERR:
+		return -EHOSTUNREACH;
+	case EUSRV_MBOX_ST_DISABLED:
+		return -ECONNREFUSED;
+	default:
+		return -EIO;
+	}
+}
 
 static void diag_ping_rx(void *ctx, unsigned int src, u64 msg)
 {
-	u64 reply = eusrv_msg_make(EUSRV_MSG_T_PONG, 0, eusrv_msg_payload(msg));
+	u64 reply = eusrv_msg_make(EUSRV_MSG_T_PONG, eusrv_msg_conn(msg),
+				   eusrv_msg_payload(msg));
+	int ret = eusrv_mbox_send(src, reply);
 
-	if (eusrv_mbox_send(src, reply))
-		pr_warn_ratelimited("eusrv_mbox: cannot answer a ping from node %u: queue full\n",
-				    src);
-}
-
-static void diag_pong_rx(void *ctx, unsigned int src, u64 msg)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&diag_pong_lock, flags);
-	if (diag_ping_armed && src == diag_ping_node &&
-	    eusrv_msg_payload(msg) == diag_ping_expect) {
-		diag_ping_armed = false;
-		complete(&diag_pong_done);
-	} else {
-		/* A reply we did not ask for: late, duplicated or corrupted. */
-		atomic_inc(&diag_ping_errors);
+	if (ret) {
+		atomic64_inc(&diag_pong_unsent);
+		pr_warn_ratelimited("cannot answer a ping from node %u: error %d\n",
+				    src, ret);
 	}
-	spin_unlock_irqrestore(&diag_pong_lock, flags);
 }
 
-/* The board could not deliver a ping: end the wait now, not at timeout. */
 static void diag_ping_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&diag_pong_lock, flags);
-	if (diag_ping_armed && dst == diag_ping_node &&
-	    eusrv_msg_payload(msg) == diag_ping_expect) {
+	if (diag_ping_armed && dst == diag_ping_node && msg == diag_ping_msg) {
 		diag_ping_armed = false;
-		diag_ping_status = status;
+		diag_ping_undelivered = true;
+		diag_ping_tx_status = status;
 		complete(&diag_pong_done);
 	}
 	spin_unlock_irqrestore(&diag_pong_lock, flags);
 }
 
-static void diag_seq_rx_fn(void *ctx, unsigned int src, u64 msg)
+static void diag_pong_rx(void *ctx, unsigned int src, u64 msg)
 {
-	u64 seq = eusrv_msg_payload(msg);
-	struct eusrv_mbox_seq_stats *s;
+	u64 now = ktime_get_ns();
 	unsigned long flags;
 
-	if (src >= EUSRV_MBOX_DIAG_MAX_NODES)
-		return;
-	s = &diag_seq_rx[src];
-	spin_lock_irqsave(&diag_seq_lock, flags);
-	s->received++;
-	if (seq < s->next) {
-		s->dup++;
+	spin_lock_irqsave(&diag_pong_lock, flags);
+	if (eusrv_msg_conn(msg) != diag_ping_run) {
+		atomic64_inc(&diag_ping_stale);
+	} else if (diag_ping_armed && src == diag_ping_node &&
+		   eusrv_msg_payload(msg) == eusrv_msg_payload(diag_ping_msg)) {
+		diag_ping_armed = false;
+		diag_ping_reply_ns = now;
+		complete(&diag_pong_done);
 	} else {
-		s->gap += seq - s->next;
-		s->next = seq + 1;
+		/* Wrong source or payload, or a second reply. */
+		diag_ping_errors++;
 	}
+	spin_unlock_irqrestore(&diag_pong_lock, flags);
+}
+
+static void diag_pong_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
+{
+	atomic64_inc(&diag_pong_failed);
+}
+
+static void diag_seq_rx_fn(void *ctx, unsigned int src, u64 msg)
+{
+	unsigned long flags;
+
+	if (src >= EUSRV_MAX_NODES)
+		return;
+	spin_lock_irqsave(&diag_seq_lock, flags);
+	mbox_seq_rx(&diag_seq_rx[src], eusrv_msg_payload(msg));
 	spin_unlock_irqrestore(&diag_seq_lock, flags);
 }
 
 static void diag_seq_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
 {
-	if (dst < EUSRV_MBOX_DIAG_MAX_NODES)
-		atomic_inc(&diag_flood_failed[dst]);
+	if (dst >= EUSRV_MAX_NODES)
+		return;
+	atomic_inc(&diag_flood_failed[dst]);
+	WRITE_ONCE(diag_flood_status[dst], status);
 }
 
 static const struct eusrv_mbox_handler diag_handlers[] = {
 	{ .rx = diag_seq_rx_fn, .tx_error = diag_seq_tx_error },
 	{ .rx = diag_ping_rx, .tx_error = diag_ping_tx_error },
-	{ .rx = diag_pong_rx },
+	{ .rx = diag_pong_rx, .tx_error = diag_pong_tx_error },
 };
 
 static const unsigned int diag_types[] = {
 	EUSRV_MSG_T_SEQ, EUSRV_MSG_T_PING, EUSRV_MSG_T_PONG,
 };
 
-static long diag_timeout(u32 ms)
-{
-	return msecs_to_jiffies(ms ? ms : DIAG_DEFAULT_TIMEOUT_MS);
-}
+static_assert(ARRAY_SIZE(diag_handlers) == ARRAY_SIZE(diag_types));
 
 static int diag_check_node(u32 node)
 {
@@ -132,131 +191,240 @@ static int diag_check_node(u32 node)
 	return node < nodes ? 0 : -EINVAL;
 }
 
+/* Interrupted waits end the call with partial results, never restart it. */
+static int diag_no_restart(int ret)
+{
+	return ret == -ERESTARTSYS ? -EINTR : ret;
+}
+
+/* Round trip I of the run: 0 with its time in *RTT_NS, or an error. */
+static int diag_ping_one(u32 node, u32 i, long timeout, u32 *rtt_ns)
+{
+	u64 msg = eusrv_msg_make(EUSRV_MSG_T_PING, diag_ping_run, i);
+	unsigned long flags;
+	bool sent, undelivered = false;
+	u32 status = 0;
+	long left;
+	u64 t0;
+	int ret;
+
+	reinit_completion(&diag_pong_done);
+	spin_lock_irqsave(&diag_pong_lock, flags);
+	diag_ping_node = node;
+	diag_ping_msg = msg;
+	diag_ping_undelivered = false;
+	diag_ping_tx_status = 0;
+	diag_ping_armed = true;
+	spin_unlock_irqrestore(&diag_pong_lock, flags);
+
+	t0 = ktime_get_ns();
+	ret = eusrv_mbox_send_wait(node, msg, timeout);
+	sent = !ret;
+	if (sent) {
+		left = wait_for_completion_interruptible_timeout(&diag_pong_done,
+								 timeout);
+		ret = left < 0 ? left : 0;
+	}
+
+	spin_lock_irqsave(&diag_pong_lock, flags);
+	/* Decided under the lock: the answer may race with the timeout. */
+	if (sent && !diag_ping_armed) {
+		undelivered = diag_ping_undelivered;
+		status = diag_ping_tx_status;
+		if (undelivered)
+			ret = diag_status_errno(status);
+		else
+			*rtt_ns = (u32)min_t(u64, diag_ping_reply_ns - t0, U32_MAX);
+	} else if (!ret) {
+		ret = -ETIMEDOUT;
+	}
+	diag_ping_armed = false;
+	spin_unlock_irqrestore(&diag_pong_lock, flags);
+
+	/* Rate-limited: a script may ping a dead node in a loop. */
+	if (undelivered)
+		pr_warn_ratelimited("ping node %u: message %u not delivered: %s\n",
+				    node, i, diag_status_name(status));
+	else if (ret == -ETIMEDOUT && sent)
+		pr_warn_ratelimited("ping node %u: no reply to message %u within %u ms\n",
+				    node, i, jiffies_to_msecs(timeout));
+	else if (ret == -ETIMEDOUT)
+		pr_warn_ratelimited("ping node %u: outbound queue full for %u ms\n",
+				    node, jiffies_to_msecs(timeout));
+	return ret;
+}
+
 static int diag_ping(struct eusrv_mbox_ping *p)
 {
 	u32 __user *usamples = u64_to_user_ptr(p->samples);
-	long timeout = diag_timeout(p->timeout_ms);
-	unsigned long flags;
+	long timeout;
 	u32 *samples;
-	int ret = 0;
-	u32 i;
+	u32 i = 0;
+	int ret;
 
-	if (p->count == 0 || p->count > EUSRV_MBOX_DIAG_MAX_PING || p->reserved ||
-	    p->timeout_ms > EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS)
+	if (p->count == 0 || p->count > EUSRV_MBOX_DIAG_MAX_PING || p->flags ||
+	    p->reserved || p->timeout_ms > EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS)
 		return -EINVAL;
+	/* Refuse a bad buffer now rather than after the round trips. */
+	if (!access_ok(usamples, array_size(p->count, sizeof(*usamples))))
+		return -EFAULT;
 	ret = diag_check_node(p->node);
 	if (ret)
 		return ret;
+	timeout = msecs_to_jiffies(p->timeout_ms ? p->timeout_ms :
+				   EUSRV_MBOX_DIAG_DEF_TIMEOUT_MS);
 	samples = kvmalloc_array(p->count, sizeof(*samples), GFP_KERNEL);
 	if (!samples)
 		return -ENOMEM;
+	if (mutex_lock_interruptible(&diag_ping_lock)) {
+		kvfree(samples);
+		return -EINTR;
+	}
+	spin_lock_irq(&diag_pong_lock);
+	diag_ping_run = diag_ping_runs++ & EUSRV_MSG_CONN_MASK;
+	diag_ping_errors = 0;
+	spin_unlock_irq(&diag_pong_lock);
 
-	mutex_lock(&diag_ping_lock);
-	atomic_set(&diag_ping_errors, 0);
 	for (i = 0; i < p->count; i++) {
-		u64 payload = i;
-		u64 t0;
-		long left;
-
-		reinit_completion(&diag_pong_done);
-		spin_lock_irqsave(&diag_pong_lock, flags);
-		diag_ping_node = p->node;
-		diag_ping_expect = payload;
-		diag_ping_armed = true;
-		diag_ping_status = EUSRV_MBOX_ST_OK;
-		spin_unlock_irqrestore(&diag_pong_lock, flags);
-
-		t0 = ktime_get_ns();
-		ret = eusrv_mbox_send_wait(p->node,
-					   eusrv_msg_make(EUSRV_MSG_T_PING, 0, payload),
-					   timeout);
+		ret = diag_ping_one(p->node, i, timeout, &samples[i]);
 		if (ret)
 			break;
-		left = wait_for_completion_interruptible_timeout(&diag_pong_done,
-								 timeout);
-		if (left <= 0) {
-			ret = left ? left : -ETIMEDOUT;
-			if (!left)
-				pr_warn("eusrv_mbox: ping node %u: no reply to round trip %u within %u ms\n",
-					p->node, i, jiffies_to_msecs(timeout));
-			break;
-		}
-		if (diag_ping_status != EUSRV_MBOX_ST_OK) {
-			pr_warn("eusrv_mbox: ping node %u: round trip %u not delivered (status %u)\n",
-				p->node, i, diag_ping_status);
-			ret = -EHOSTUNREACH;
-			break;
-		}
-		samples[i] = (u32)min_t(u64, ktime_get_ns() - t0, U32_MAX);
-		if ((i & 1023) == 1023)
-			cond_resched();
 	}
-	spin_lock_irqsave(&diag_pong_lock, flags);
-	diag_ping_armed = false;
-	spin_unlock_irqrestore(&diag_pong_lock, flags);
-	p->done = i;
-	p->errors = atomic_read(&diag_ping_errors);
+
+	spin_lock_irq(&diag_pong_lock);
+	p->errors = diag_ping_errors;
+	p->tx_status = diag_ping_tx_status;
+	diag_ping_run = DIAG_NO_RUN;
+	spin_unlock_irq(&diag_pong_lock);
 	mutex_unlock(&diag_ping_lock);
 
+	p->done = i;
 	if (i && copy_to_user(usamples, samples, i * sizeof(*samples)))
 		ret = -EFAULT;
 	kvfree(samples);
-	return ret;
+	return diag_no_restart(ret);
 }
 
-static int diag_flood(struct eusrv_mbox_flood *f)
+static u64 diag_seq_next(u32 node)
 {
-	long timeout = diag_timeout(f->timeout_ms);
 	unsigned long flags;
-	int ret;
 	u64 seq;
-	u32 i;
 
-	if (f->timeout_ms > EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS)
-		return -EINVAL;
-	ret = diag_check_node(f->node);
-	if (ret)
-		return ret;
-	f->sent = 0;
-	f->waits = 0;
-	atomic_set(&diag_flood_failed[f->node], 0);
-	for (i = 0; i < f->count; i++) {
-		spin_lock_irqsave(&diag_seq_lock, flags);
-		seq = diag_seq_tx[f->node];
-		spin_unlock_irqrestore(&diag_seq_lock, flags);
-
-		ret = eusrv_mbox_send(f->node, eusrv_msg_make(EUSRV_MSG_T_SEQ, 0, seq));
-		if (ret == -EAGAIN) {
-			f->waits++;
-			ret = eusrv_mbox_send_wait(f->node,
-						   eusrv_msg_make(EUSRV_MSG_T_SEQ, 0, seq),
-						   timeout);
-		}
-		if (ret)
-			break;
-		spin_lock_irqsave(&diag_seq_lock, flags);
-		diag_seq_tx[f->node] = seq + 1;
-		spin_unlock_irqrestore(&diag_seq_lock, flags);
-		f->sent++;
-		if ((i & 1023) == 1023)
-			cond_resched();
-	}
-	/* Every message's fate is known once the queue has drained. */
-	if (!ret)
-		ret = eusrv_mbox_flush(msecs_to_jiffies(2 * EUSRV_MBOX_STORE_TIMEOUT_MS *
-							EUSRV_MBOX_TXQ_DEPTH));
-	f->failed = atomic_read(&diag_flood_failed[f->node]);
-	return ret;
+	spin_lock_irqsave(&diag_seq_lock, flags);
+	seq = diag_seq_tx[node];
+	spin_unlock_irqrestore(&diag_seq_lock, flags);
+	return seq;
 }
 
-static void diag_reset(void)
+static void diag_seq_sent(u32 node, u64 seq)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&diag_seq_lock, flags);
+	diag_seq_tx[node] = seq + 1;
+	spin_unlock_irqrestore(&diag_seq_lock, flags);
+}
+
+static int diag_flood(struct eusrv_mbox_flood *f)
+{
+	long timeout;
+	int ret;
+	u32 i;
+
+	if (f->flags || f->timeout_ms > EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS)
+		return -EINVAL;
+	ret = diag_check_node(f->node);
+	if (ret)
+		return ret;
+	timeout = msecs_to_jiffies(f->timeout_ms ? f->timeout_ms :
+				   EUSRV_MBOX_DIAG_DEF_TIMEOUT_MS);
+	if (mutex_lock_interruptible(&diag_flood_lock[f->node]))
+		return -EINTR;
+	f->sent = 0;
+	f->waits = 0;
+	atomic_set(&diag_flood_failed[f->node], 0);
+	WRITE_ONCE(diag_flood_status[f->node], 0);
+
+	for (i = 0; i < f->count; i++) {
+		u64 seq = diag_seq_next(f->node);
+		u64 msg = eusrv_msg_make(EUSRV_MSG_T_SEQ, 0, seq);
+
+		ret = eusrv_mbox_send(f->node, msg);
+		if (ret == -EAGAIN) {
+			f->waits++;
+			ret = eusrv_mbox_send_wait(f->node, msg, timeout);
+		}
+		if (ret)
+			break;
+		diag_seq_sent(f->node, seq);
+		f->sent++;
+		if (i % DIAG_FLOOD_BATCH == DIAG_FLOOD_BATCH - 1) {
+			cond_resched();
+			if (signal_pending(current)) {
+				ret = -EINTR;
+				break;
+			}
+		}
+	}
+	if (ret == -ETIMEDOUT)
+		pr_warn_ratelimited("flood node %u: outbound queue still full after %u ms\n",
+				    f->node, jiffies_to_msecs(timeout));
+	/* Every message's fate is known once the queue has drained. */
+	if (!ret) {
+		ret = eusrv_mbox_flush(msecs_to_jiffies(DIAG_FLUSH_TIMEOUT_MS));
+		if (ret == -ETIMEDOUT)
+			pr_warn_ratelimited("flood node %u: messages not completed after %u ms\n",
+					    f->node, DIAG_FLUSH_TIMEOUT_MS);
+	}
+	f->failed = atomic_read(&diag_flood_failed[f->node]);
+	f->tx_status = READ_ONCE(diag_flood_status[f->node]);
+	mutex_unlock(&diag_flood_lock[f->node]);
+	return diag_no_restart(ret);
+}
+
+static int diag_stats(struct eusrv_mbox_stats __user *ust)
+{
+	struct eusrv_mbox_stats *st;
+	unsigned int i;
+	int ret;
+
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	ret = eusrv_mbox_get_stats(st);
+	if (ret)
+		goto out;
+	st->ping_stale = atomic64_read(&diag_ping_stale);
+	st->pong_unsent = atomic64_read(&diag_pong_unsent);
+	st->pong_failed = atomic64_read(&diag_pong_failed);
+	spin_lock_irq(&diag_seq_lock);
+	for (i = 0; i < EUSRV_MAX_NODES; i++) {
+		const struct mbox_seq *s = &diag_seq_rx[i];
+
+		st->seq[i].received = s->received;
+		st->seq[i].dup = s->dup;
+		st->seq[i].gap = s->gap;
+		st->seq[i].late = s->late;
+		st->seq[i].last = s->received ? mbox_seq_last(s) : 0;
+	}
+	spin_unlock_irq(&diag_seq_lock);
+	if (copy_to_user(ust, st, sizeof(*st)))
+		ret = -EFAULT;
+out:
+	kfree(st);
+	return ret;
+}
+
+/* Counters and sequence numbers back to zero (not while a flood runs). */
+static void diag_reset(void)
+{
+	spin_lock_irq(&diag_seq_lock);
 	memset(diag_seq_rx, 0, sizeof(diag_seq_rx));
 	memset(diag_seq_tx, 0, sizeof(diag_seq_tx));
-	spin_unlock_irqrestore(&diag_seq_lock, flags);
+	spin_unlock_irq(&diag_seq_lock);
+	atomic64_set(&diag_ping_stale, 0);
+	atomic64_set(&diag_pong_unsent, 0);
+	atomic64_set(&diag_pong_failed, 0);
 	eusrv_mbox_reset_stats();
 }
 
@@ -267,8 +435,6 @@ static long diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct eusrv_mbox_ping ping;
 		struct eusrv_mbox_flood flood;
 	} u;
-	struct eusrv_mbox_stats *st;
-	unsigned long flags;
 	u32 ms;
 	int ret;
 
@@ -277,6 +443,7 @@ static long diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (copy_from_user(&u.ping, uarg, sizeof(u.ping)))
 			return -EFAULT;
 		ret = diag_ping(&u.ping);
+		/* Partial results go back with the error. */
 		if (copy_to_user(uarg, &u.ping, sizeof(u.ping)))
 			return -EFAULT;
 		return ret;
@@ -288,19 +455,7 @@ static long diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			return -EFAULT;
 		return ret;
 	case EUSRV_MBOX_IOC_STATS:
-		st = kzalloc(sizeof(*st), GFP_KERNEL);
-		if (!st)
-			return -ENOMEM;
-		ret = eusrv_mbox_get_stats(st);
-		if (!ret) {
-			spin_lock_irqsave(&diag_seq_lock, flags);
-			memcpy(st->seq, diag_seq_rx, sizeof(st->seq));
-			spin_unlock_irqrestore(&diag_seq_lock, flags);
-			if (copy_to_user(uarg, st, sizeof(*st)))
-				ret = -EFAULT;
-		}
-		kfree(st);
-		return ret;
+		return diag_stats(uarg);
 	case EUSRV_MBOX_IOC_RESET:
 		diag_reset();
 		return 0;
@@ -334,15 +489,21 @@ int eusrv_mbox_diag_init(void)
 	unsigned int i;
 	int ret;
 
-	init_completion(&diag_pong_done);
+	for (i = 0; i < EUSRV_MAX_NODES; i++)
+		mutex_init(&diag_flood_lock[i]);
 	for (i = 0; i < ARRAY_SIZE(diag_types); i++) {
 		ret = eusrv_mbox_register(diag_types[i], &diag_handlers[i]);
-		if (ret)
+		if (ret) {
+			pr_err("cannot register the handler of message type %u: error %d\n",
+			       diag_types[i], ret);
 			goto err;
+		}
 	}
 	ret = misc_register(&diag_dev);
-	if (ret)
+	if (ret) {
+		pr_err("cannot register /dev/%s: error %d\n", diag_dev.name, ret);
 		goto err;
+	}
 	return 0;
 err:
 	while (i--)

@@ -7,15 +7,16 @@
 
 struct eusrv_mbox_stats;
 
-/* Fill the block and driver counters; -ENODEV without a mailbox. */
+/* Fill the block's and the core's counters; -ENODEV without a mailbox. */
 int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st);
 void eusrv_mbox_reset_stats(void);
-/* Stop draining the inbound FIFO for MS milliseconds. */
+/* Stop draining the inbound FIFO for MS milliseconds; -ENODEV, or 0. */
 int eusrv_mbox_pause(unsigned int ms);
-/* Wait until every message sent so far has completed. */
+/*
+ * Wait up to TIMEOUT jiffies until every message queued so far has
+ * completed: 0, -ETIMEDOUT, -ERESTARTSYS or -ENODEV.
+ */
 int eusrv_mbox_flush(long timeout);
-/* Nodes on the board, or 0 without a mailbox. */
-unsigned int eusrv_mbox_nodes(void);
 
 int eusrv_mbox_diag_init(void);
 void eusrv_mbox_diag_exit(void);

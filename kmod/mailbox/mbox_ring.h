@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Ring arithmetic of the mailbox queues: free-running u32 producer and
- * consumer counters, slot = counter mod depth.  No hardware here, so host
- * tests and KUnit compile it as is.
+ * consumer counters, slot = counter mod depth.  No hardware and no kernel
+ * services here, so host tests and KUnit compile it as is.
  */
 #ifndef EUSRV_MBOX_RING_H
 #define EUSRV_MBOX_RING_H
 
 #include <linux/types.h>
 
-/* Entries between consumer and producer (wraps correctly). */
+/* Entries between consumer and producer (correct across the u32 wrap). */
 static inline u32 mbox_ring_used(u32 prod, u32 cons)
 {
 	return prod - cons;
 }
 
-/* Free slots; 0 when full.  DEPTH is any non-zero size. */
+/* Free slots; 0 when full or when the counters are impossible. */
 static inline u32 mbox_ring_free(u32 prod, u32 cons, u32 depth)
 {
 	u32 used = mbox_ring_used(prod, cons);
@@ -23,10 +23,16 @@ static inline u32 mbox_ring_free(u32 prod, u32 cons, u32 depth)
 	return used >= depth ? 0 : depth - used;
 }
 
-/* A producer value the other side may legitimately show. */
+/* Counters the other side may legitimately show: 0..depth entries used. */
 static inline bool mbox_ring_sane(u32 prod, u32 cons, u32 depth)
 {
 	return mbox_ring_used(prod, cons) <= depth;
+}
+
+/* X lies in [LO, HI] walking forward from LO (free-running counters). */
+static inline bool mbox_ring_within(u32 lo, u32 x, u32 hi)
+{
+	return x - lo <= hi - lo;
 }
 
 static inline u32 mbox_ring_slot(u32 counter, u32 depth)

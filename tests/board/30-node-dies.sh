@@ -55,7 +55,8 @@ else
 	not_ok "a node's kernel panic is reported and fails the command # rc=$rc"
 fi
 check "board stop after a node died" board stop
-if pgrep -f "eusrv-board-model|qemu-system-x86_64.*eusrv" >/dev/null; then
+dir=${EUSRV_BOARD_DIR:-/dev/shm/eusrv-board}
+if pgrep -f "$dir( |/|$)" >/dev/null; then
 	not_ok "no board processes left"
 else
 	ok "no board processes left"

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * eusrv-mbox: the node mailbox from the command line (ping-pong with
- * round-trip statistics, checked floods, counters), via /dev/eusrv_mbox.
- * Output is key=value so that scripts and tests can read it.
+ * eusrv-mbox: the node's mailbox from the command line, through the
+ * diagnostics device of eusrv_mbox.ko: kernel-to-kernel ping-pong with
+ * round-trip statistics, numbered floods checked by the receiver, counters
+ * and a FIFO pause.  Results are key=value so that scripts can read them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,11 +18,16 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <eusrv/board_hw.h>
 #include <uapi/eusrv/mbox_diag.h>
 
 #define DEV_PATH	"/dev/eusrv_mbox"
-/* Round trips per ioctl; longer runs are split into batches. */
+#define DEF_COUNT	1000U
+/* Round trips per ioctl: bounds the time one call takes. */
 #define PING_BATCH	100000U
+#define NS_PER_US	1e3
+#define P50		0.50
+#define P99		0.99
 
 static const char *prog = "eusrv-mbox";
 
@@ -29,12 +35,55 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s COMMAND [ARGS]\n"
-		"  ping NODE [-c COUNT] [-t TIMEOUT_MS]  round trips to NODE, every reply checked\n"
-		"  flood NODE [-c COUNT]                 numbered messages to NODE as fast as possible\n"
-		"  stats                                 mailbox and driver counters\n"
-		"  reset                                 zero the driver's counters and sequences\n"
-		"  pause MS                              stop draining the inbound FIFO for MS ms\n"
-		"NODE is a number or nodeN.\n", prog);
+		"  ping NODE [-c COUNT] [-t TIMEOUT_MS]   COUNT round trips to NODE (default %u),\n"
+		"                                         every reply checked; TIMEOUT_MS per\n"
+		"                                         round trip (default %u)\n"
+		"  flood NODE [-c COUNT] [-t TIMEOUT_MS]  COUNT numbered messages to NODE as fast\n"
+		"                                         as the queue takes them (default %u)\n"
+		"  stats                                  mailbox, driver and per-source counters\n"
+		"  reset                                  zero the counters and sequence numbers\n"
+		"  pause MS                               stop draining the inbound FIFO for MS ms\n"
+		"                                         (1..%u)\n"
+		"NODE is a node number or nodeN.  Exit status: 0 success, 1 failure, 2 usage.\n",
+		prog, DEF_COUNT, EUSRV_MBOX_DIAG_DEF_TIMEOUT_MS, DEF_COUNT,
+		EUSRV_MBOX_DIAG_MAX_PAUSE_MS);
+}
+
+/* A decimal number in [MIN, MAX], digits only. */
+static bool parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static bool parse_node(const char *s, uint32_t *node)
+{
+	if (!strncmp(s, "node", strlen("node")))
+		s += strlen("node");
+	return parse_uint(s, 0, EUSRV_MBOX_DIAG_MAX_NODES - 1, node);
+}
+
+static const char *status_name(uint32_t status)
+{
+	switch (status) {
+	case EUSRV_MBOX_ST_FULL:
+		return "its FIFO stayed full until the store timed out";
+	case EUSRV_MBOX_ST_DECERR:
+		return "no such node (decode error)";
+	case EUSRV_MBOX_ST_DISABLED:
+		return "its mailbox is disabled (driver not loaded?)";
+	default:
+		return "unknown completion status";
+	}
 }
 
 static int open_dev(void)
@@ -42,24 +91,43 @@ static int open_dev(void)
 	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
 
 	if (fd < 0)
-		fprintf(stderr, "%s: %s: %s (is eusrv_mbox loaded?)\n", prog,
-			DEV_PATH, strerror(errno));
+		fprintf(stderr, "%s: %s: %s%s\n", prog, DEV_PATH, strerror(errno),
+			errno == ENOENT ? " (is eusrv_mbox loaded?)" : "");
 	return fd;
 }
 
-static bool parse_u32(const char *s, uint32_t max, uint32_t *out)
+/* Why an ioctl on the mailbox failed, for messages. */
+static const char *ioctl_reason(int err)
 {
-	unsigned long long v;
-	char *end;
+	if (err == ENODEV)
+		return "no mailbox bound (is eusrv_board loaded?)";
+	return strerror(err);
+}
 
-	if (!strncmp(s, "node", 4))
-		s += 4;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v > max)
-		return false;
-	*out = (uint32_t)v;
-	return true;
+static int get_stats(int fd, struct eusrv_mbox_stats *s, const char *what)
+{
+	if (ioctl(fd, EUSRV_MBOX_IOC_STATS, s) < 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, what, ioctl_reason(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* NODE must be on this board; says why not. */
+static int check_node(int fd, const char *cmd, uint32_t node)
+{
+	struct eusrv_mbox_stats s;
+	char what[64];
+
+	snprintf(what, sizeof(what), "%s node %u", cmd, node);
+	if (get_stats(fd, &s, what))
+		return -1;
+	if (node >= s.nodes) {
+		fprintf(stderr, "%s: %s: not on this board (nodes 0..%u)\n", prog,
+			what, s.nodes - 1);
+		return -1;
+	}
+	return 0;
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -69,11 +137,14 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The value at quantile q (0..1) of n sorted samples, nearest rank. */
+/* The value at quantile Q (0..1] of N sorted samples, nearest rank. */
 static uint32_t quantile(const uint32_t *v, size_t n, double q)
 {
-	size_t rank = (size_t)(q * (double)n + 0.999999);
+	double r = q * (double)n;
+	size_t rank = (size_t)r;
 
+	if ((double)rank < r)
+		rank++;
 	if (rank < 1)
 		rank = 1;
 	if (rank > n)
@@ -81,39 +152,52 @@ static uint32_t quantile(const uint32_t *v, size_t n, double q)
 	return v[rank - 1];
 }
 
+static void ping_failed(uint32_t node, const struct eusrv_mbox_ping *p,
+			uint32_t done, uint32_t timeout_ms, int err)
+{
+	fprintf(stderr, "%s: ping node %u: ", prog, node);
+	if (err == ETIMEDOUT && p->tx_status == 0)
+		fprintf(stderr, "timed out after %u ms (no reply to message %u)\n",
+			timeout_ms, done);
+	else if (p->tx_status)
+		fprintf(stderr, "message %u not delivered: %s\n", done,
+			status_name(p->tx_status));
+	else
+		fprintf(stderr, "%s after %u round trips\n", ioctl_reason(err), done);
+}
+
 static int cmd_ping(int fd, uint32_t node, uint32_t count, uint32_t timeout_ms)
 {
-	uint32_t *samples = calloc(count, sizeof(*samples));
-	uint32_t done = 0, errors = 0;
+	uint32_t done = 0, errors = 0, *samples = NULL;
 	int ret = 0;
 
-	if (!samples) {
-		fprintf(stderr, "%s: ping: out of memory for %u samples\n", prog, count);
+	if (check_node(fd, "ping", node))
 		return 1;
-	}
 	while (done < count) {
 		uint32_t n = count - done < PING_BATCH ? count - done : PING_BATCH;
 		struct eusrv_mbox_ping p = {
 			.node = node,
 			.count = n,
 			.timeout_ms = timeout_ms,
-			.samples = (uintptr_t)(samples + done),
 		};
+		uint32_t *grown;
 
+		/* Grown batch by batch: memory follows the run's progress. */
+		grown = realloc(samples, ((size_t)done + n) * sizeof(*samples));
+		if (!grown) {
+			fprintf(stderr, "%s: ping node %u: no memory for %u samples\n",
+				prog, node, done + n);
+			ret = 1;
+			break;
+		}
+		samples = grown;
+		p.samples = (uintptr_t)(samples + done);
 		if (ioctl(fd, EUSRV_MBOX_IOC_PING, &p) < 0) {
-			int e = errno;
+			int err = errno;
 
 			done += p.done;
 			errors += p.errors;
-			if (e == ETIMEDOUT)
-				fprintf(stderr, "%s: ping node %u: no reply within %u ms after %u round trips\n",
-					prog, node, timeout_ms ? timeout_ms : 1000, done);
-			else if (e == EHOSTUNREACH)
-				fprintf(stderr, "%s: ping node %u: the board could not deliver to it (node down or mailbox off) after %u round trips\n",
-					prog, node, done);
-			else
-				fprintf(stderr, "%s: ping node %u: %s after %u round trips\n",
-					prog, node, strerror(e), done);
+			ping_failed(node, &p, done, timeout_ms, err);
 			ret = 1;
 			break;
 		}
@@ -123,35 +207,47 @@ static int cmd_ping(int fd, uint32_t node, uint32_t count, uint32_t timeout_ms)
 	if (done) {
 		qsort(samples, done, sizeof(*samples), cmp_u32);
 		printf("ping node=%u count=%u errors=%u rtt_min_us=%.1f rtt_median_us=%.1f rtt_p99_us=%.1f rtt_max_us=%.1f\n",
-		       node, done, errors, samples[0] / 1e3,
-		       quantile(samples, done, 0.5) / 1e3,
-		       quantile(samples, done, 0.99) / 1e3,
-		       samples[done - 1] / 1e3);
+		       node, done, errors, samples[0] / NS_PER_US,
+		       quantile(samples, done, P50) / NS_PER_US,
+		       quantile(samples, done, P99) / NS_PER_US,
+		       samples[done - 1] / NS_PER_US);
 	}
 	if (errors) {
-		fprintf(stderr, "%s: ping node %u: %u wrong replies\n", prog, node, errors);
+		fprintf(stderr, "%s: ping node %u: %u wrong replies (payload or source)\n",
+			prog, node, errors);
 		ret = 1;
 	}
 	free(samples);
 	return ret;
 }
 
-static int cmd_flood(int fd, uint32_t node, uint32_t count)
+static int cmd_flood(int fd, uint32_t node, uint32_t count, uint32_t timeout_ms)
 {
-	struct eusrv_mbox_flood f = { .node = node, .count = count };
-	int ret = ioctl(fd, EUSRV_MBOX_IOC_FLOOD, &f);
-	int e = errno;
+	struct eusrv_mbox_flood f = {
+		.node = node,
+		.count = count,
+		.timeout_ms = timeout_ms,
+	};
+	int ret, err;
 
+	if (check_node(fd, "flood", node))
+		return 1;
+	ret = ioctl(fd, EUSRV_MBOX_IOC_FLOOD, &f);
+	err = errno;
 	printf("flood node=%u sent=%u waits=%u failed=%u\n", node, f.sent,
 	       f.waits, f.failed);
 	if (ret < 0) {
-		fprintf(stderr, "%s: flood node %u: %s after %u messages\n", prog,
-			node, strerror(e), f.sent);
+		if (err == ETIMEDOUT)
+			fprintf(stderr, "%s: flood node %u: outbound queue stuck for %u ms after %u messages\n",
+				prog, node, timeout_ms, f.sent);
+		else
+			fprintf(stderr, "%s: flood node %u: %s after %u messages\n",
+				prog, node, ioctl_reason(err), f.sent);
 		return 1;
 	}
 	if (f.failed) {
-		fprintf(stderr, "%s: flood node %u: %u messages not delivered\n",
-			prog, node, f.failed);
+		fprintf(stderr, "%s: flood node %u: %u messages not delivered: %s\n",
+			prog, node, f.failed, status_name(f.tx_status));
 		return 1;
 	}
 	return 0;
@@ -162,99 +258,182 @@ static int cmd_stats(int fd)
 	struct eusrv_mbox_stats s;
 	unsigned int i;
 
-	if (ioctl(fd, EUSRV_MBOX_IOC_STATS, &s) < 0) {
-		fprintf(stderr, "%s: stats: %s\n", prog, strerror(errno));
+	if (get_stats(fd, &s, "stats"))
 		return 1;
-	}
 	printf("node=%u\nnodes=%u\n", s.node_id, s.nodes);
-	printf("rx_total=%" PRIu64 "\ntx_total=%" PRIu64 "\n", (uint64_t)s.rx_total,
-	       (uint64_t)s.tx_total);
+	printf("rx_total=%" PRIu64 "\ntx_total=%" PRIu64 "\n",
+	       (uint64_t)s.rx_total, (uint64_t)s.tx_total);
 	printf("full_cnt=%u\ntx_wait_cnt=%u\ntx_err_cnt=%u\nbad_cnt=%u\nbad_last=%u\n",
 	       s.full_cnt, s.tx_wait_cnt, s.tx_err_cnt, s.bad_cnt, s.bad_last);
-	printf("rx_msgs=%" PRIu64 "\nrx_unhandled=%" PRIu64 "\nrx_bad_src=%" PRIu64 "\n",
-	       (uint64_t)s.rx_msgs, (uint64_t)s.rx_unhandled, (uint64_t)s.rx_bad_src);
-	printf("tx_msgs=%" PRIu64 "\ntx_busy=%" PRIu64 "\ntx_failed=%" PRIu64 "\n",
-	       (uint64_t)s.tx_msgs, (uint64_t)s.tx_busy, (uint64_t)s.tx_failed);
-	for (i = 0; i < s.nodes && i < EUSRV_MBOX_DIAG_MAX_NODES; i++)
+	printf("rx_msgs=%" PRIu64 "\nrx_unhandled=%" PRIu64 "\nrx_invalid=%" PRIu64
+	       "\nrx_bad_src=%" PRIu64 "\nrx_resync=%" PRIu64 "\n",
+	       (uint64_t)s.rx_msgs, (uint64_t)s.rx_unhandled,
+	       (uint64_t)s.rx_invalid, (uint64_t)s.rx_bad_src,
+	       (uint64_t)s.rx_resync);
+	printf("tx_msgs=%" PRIu64 "\ntx_busy=%" PRIu64 "\ntx_full=%" PRIu64
+	       "\ntx_decerr=%" PRIu64 "\ntx_disabled=%" PRIu64
+	       "\ntx_bad_status=%" PRIu64 "\n",
+	       (uint64_t)s.tx_msgs, (uint64_t)s.tx_busy, (uint64_t)s.tx_full,
+	       (uint64_t)s.tx_decerr, (uint64_t)s.tx_disabled,
+	       (uint64_t)s.tx_bad_status);
+	printf("ping_stale=%" PRIu64 "\npong_unsent=%" PRIu64 "\npong_failed=%" PRIu64 "\n",
+	       (uint64_t)s.ping_stale, (uint64_t)s.pong_unsent,
+	       (uint64_t)s.pong_failed);
+	for (i = 0; i < s.nodes && i < EUSRV_MBOX_DIAG_MAX_NODES; i++) {
+		const struct eusrv_mbox_seq_stats *q = &s.seq[i];
+
 		printf("seq src=%u received=%" PRIu64 " dup=%" PRIu64 " gap=%" PRIu64
-		       " next=%" PRIu64 "\n", i, (uint64_t)s.seq[i].received,
-		       (uint64_t)s.seq[i].dup, (uint64_t)s.seq[i].gap,
-		       (uint64_t)s.seq[i].next);
+		       " late=%" PRIu64, i, (uint64_t)q->received, (uint64_t)q->dup,
+		       (uint64_t)q->gap, (uint64_t)q->late);
+		if (q->received)
+			printf(" last=%" PRIu64 "\n", (uint64_t)q->last);
+		else
+			printf(" last=none\n");
+	}
 	return 0;
 }
 
+static int cmd_reset(int fd)
+{
+	if (ioctl(fd, EUSRV_MBOX_IOC_RESET) < 0) {
+		fprintf(stderr, "%s: reset: %s\n", prog, ioctl_reason(errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int cmd_pause(int fd, uint32_t ms)
+{
+	if (ioctl(fd, EUSRV_MBOX_IOC_PAUSE, &ms) < 0) {
+		fprintf(stderr, "%s: pause %u ms: %s\n", prog, ms, ioctl_reason(errno));
+		return 1;
+	}
+	return 0;
+}
+
+enum cmd { CMD_PING, CMD_FLOOD, CMD_STATS, CMD_RESET, CMD_PAUSE };
+
+static const struct {
+	const char *name;
+	enum cmd cmd;
+	unsigned int args;	/* positional arguments */
+	bool opts;		/* takes -c and -t */
+} cmds[] = {
+	{ "ping", CMD_PING, 1, true },
+	{ "flood", CMD_FLOOD, 1, true },
+	{ "stats", CMD_STATS, 0, false },
+	{ "reset", CMD_RESET, 0, false },
+	{ "pause", CMD_PAUSE, 1, false },
+};
+
 int main(int argc, char **argv)
 {
-	uint32_t node = 0, count = 1000, timeout_ms = 0, ms;
-	const char *cmd;
-	int fd, c, ret;
+	static const struct option longopts[] = {
+		{ "count", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t count = DEF_COUNT, timeout_ms = 0, arg = 0;
+	unsigned int i, c = 0;
+	int fd, opt, ret;
 
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
 	}
-	cmd = argv[1];
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			break;
+	if (i == sizeof(cmds) / sizeof(cmds[0])) {
+		fprintf(stderr, "%s: unknown command '%s' (try --help)\n", prog, argv[1]);
+		return 2;
+	}
+	c = i;
+
+	/* Options may come before or after the positional argument. */
 	argv++;
 	argc--;
-	if (!strcmp(cmd, "ping") || !strcmp(cmd, "flood") || !strcmp(cmd, "pause")) {
-		uint32_t max = !strcmp(cmd, "pause") ? EUSRV_MBOX_DIAG_MAX_PAUSE_MS :
-						       EUSRV_MBOX_DIAG_MAX_NODES - 1;
-
-		if (argc < 2 || !parse_u32(argv[1], max, &node)) {
-			fprintf(stderr, "%s: %s: bad or missing %s '%s'\n", prog, cmd,
-				!strcmp(cmd, "pause") ? "milliseconds" : "node",
-				argc < 2 ? "" : argv[1]);
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":c:t:h", longopts, NULL)) != -1) {
+		if ((opt == 'c' || opt == 't') && !cmds[c].opts) {
+			fprintf(stderr, "%s: %s takes no option -%c (try --help)\n",
+				prog, cmds[c].name, opt);
 			return 2;
 		}
-		argv++;
-		argc--;
-	}
-	while ((c = getopt(argc, argv, "c:t:")) != -1) {
-		switch (c) {
+		switch (opt) {
 		case 'c':
-			if (!parse_u32(optarg, UINT32_MAX, &count) || !count) {
-				fprintf(stderr, "%s: bad count '%s'\n", prog, optarg);
+			if (!parse_uint(optarg, 1, UINT32_MAX, &count)) {
+				fprintf(stderr, "%s: %s: bad count '%s' (1..%u)\n", prog,
+					cmds[c].name, optarg, UINT32_MAX);
 				return 2;
 			}
 			break;
 		case 't':
-			if (!parse_u32(optarg, EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS, &timeout_ms)) {
-				fprintf(stderr, "%s: bad timeout '%s'\n", prog, optarg);
+			if (!parse_uint(optarg, 1, EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS,
+					&timeout_ms)) {
+				fprintf(stderr, "%s: %s: bad timeout '%s' (1..%u ms)\n",
+					prog, cmds[c].name, optarg,
+					EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS);
 				return 2;
 			}
 			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			fprintf(stderr, "%s: %s: option '%s' needs a value\n", prog,
+				cmds[c].name, argv[optind - 1]);
+			return 2;
 		default:
-			usage(stderr);
+			fprintf(stderr, "%s: %s: bad option '%s' (try --help)\n", prog,
+				cmds[c].name, argv[optind - 1]);
 			return 2;
 		}
 	}
-	if (optind != argc) {
-		usage(stderr);
+	if ((unsigned int)(argc - optind) != cmds[c].args) {
+		fprintf(stderr, "%s: %s: expected %u argument%s (try --help)\n", prog,
+			cmds[c].name, cmds[c].args, cmds[c].args == 1 ? "" : "s");
 		return 2;
 	}
+	if (cmds[c].cmd == CMD_PAUSE &&
+	    !parse_uint(argv[optind], 1, EUSRV_MBOX_DIAG_MAX_PAUSE_MS, &arg)) {
+		fprintf(stderr, "%s: pause: bad duration '%s' (1..%u ms)\n", prog,
+			argv[optind], EUSRV_MBOX_DIAG_MAX_PAUSE_MS);
+		return 2;
+	}
+	if (cmds[c].opts && !parse_node(argv[optind], &arg)) {
+		fprintf(stderr, "%s: %s: bad node '%s' (0..%u or nodeN)\n", prog,
+			cmds[c].name, argv[optind], EUSRV_MBOX_DIAG_MAX_NODES - 1);
+		return 2;
+	}
+	if (!timeout_ms)
+		timeout_ms = EUSRV_MBOX_DIAG_DEF_TIMEOUT_MS;
 
 	fd = open_dev();
 	if (fd < 0)
 		return 1;
-	if (!strcmp(cmd, "ping")) {
-		ret = cmd_ping(fd, node, count, timeout_ms);
-	} else if (!strcmp(cmd, "flood")) {
-		ret = cmd_flood(fd, node, count);
-	} else if (!strcmp(cmd, "stats")) {
+	switch (cmds[c].cmd) {
+	case CMD_PING:
+		ret = cmd_ping(fd, arg, count, timeout_ms);
+		break;
+	case CMD_FLOOD:
+		ret = cmd_flood(fd, arg, count, timeout_ms);
+		break;
+	case CMD_STATS:
 		ret = cmd_stats(fd);
-	} else if (!strcmp(cmd, "reset")) {
-		ret = ioctl(fd, EUSRV_MBOX_IOC_RESET) < 0;
-		if (ret)
-			fprintf(stderr, "%s: reset: %s\n", prog, strerror(errno));
-	} else if (!strcmp(cmd, "pause")) {
-		ms = node;
-		ret = ioctl(fd, EUSRV_MBOX_IOC_PAUSE, &ms) < 0;
-		if (ret)
-			fprintf(stderr, "%s: pause: %s\n", prog, strerror(errno));
-	} else {
-		fprintf(stderr, "%s: unknown command '%s'\n", prog, cmd);
-		usage(stderr);
-		ret = 2;
+		break;
+	case CMD_RESET:
+		ret = cmd_reset(fd);
+		break;
+	case CMD_PAUSE:
+	default:
+		ret = cmd_pause(fd, arg);
+		break;
 	}
 	close(fd);
 	return ret;

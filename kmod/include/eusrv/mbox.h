@@ -2,10 +2,12 @@
 /*
  * In-kernel API of the node's mailbox (eusrv_mbox.ko).
  *
- * A node has exactly one mailbox, so the API addresses "the" mailbox rather
- * than handing out channels: the kernel's drivers/mailbox framework binds
- * one client to each channel, while this block is a single node-addressed
- * FIFO whose messages are demultiplexed by their type field.
+ * Why not drivers/mailbox: that framework binds one client to each channel
+ * and hands it every message of that channel.  This block is a single FIFO
+ * that any node (this one included) writes into by node address, and its
+ * messages belong to different users according to the type field in their
+ * top bits.  So the API addresses "the" mailbox of the node (there is
+ * exactly one) and demultiplexes received messages by type.
  */
 #ifndef EUSRV_MBOX_H
 #define EUSRV_MBOX_H
@@ -13,30 +15,52 @@
 #include <linux/types.h>
 #include <eusrv/mbox_msg.h>
 
+/*
+ * The user of one message type.  The structure must stay valid until
+ * eusrv_mbox_unregister() for its type has returned.
+ */
 struct eusrv_mbox_handler {
-	/* A message of the registered type arrived; hard-IRQ context. */
+	/*
+	 * A message of the type arrived from SRC_NODE (checked to be a node
+	 * of the board).  Hard-IRQ context, or interrupts disabled after a
+	 * diagnostic pause: must not sleep, may call eusrv_mbox_send().
+	 */
 	void (*rx)(void *ctx, unsigned int src_node, u64 msg);
 	/*
-	 * A message of the registered type that this node sent could not be
-	 * delivered (EUSRV_MBOX_ST_FULL, _DECERR or _DISABLED); hard-IRQ
-	 * context.  Optional.
+	 * A message of the type that this node sent to DST_NODE was not
+	 * delivered: STATUS is EUSRV_MBOX_ST_FULL, _DECERR or _DISABLED
+	 * (or an unknown value from broken hardware).  Same context as rx.
+	 * Optional.
 	 */
 	void (*tx_error)(void *ctx, unsigned int dst_node, u64 msg, u32 status);
 	void *ctx;
 };
 
+/*
+ * Receive messages of TYPE (1..EUSRV_MSG_NR_TYPES-1).  -EINVAL for a bad
+ * type or a handler without rx, -EBUSY if the type has a handler already.
+ * Works whether or not a mailbox is bound; handlers stay across rebinds.
+ */
 int eusrv_mbox_register(unsigned int type, const struct eusrv_mbox_handler *h);
+/* After this returns no callback of the type's handler runs any more. */
 void eusrv_mbox_unregister(unsigned int type);
 
 /*
- * Queue a message for NODE.  Any context.  -EAGAIN when the outbound queue
- * is full, -EINVAL for a bad node or type 0, -ENODEV without a mailbox.
+ * Queue MSG for NODE (this node included).  Any context.  -EAGAIN when the
+ * outbound queue is full, -EINVAL for a node that is not on the board or a
+ * message of type 0, -ENODEV while no mailbox is bound.  A queued message
+ * is either delivered or reported to the type's tx_error.
  */
 int eusrv_mbox_send(unsigned int node, u64 msg);
-/* As eusrv_mbox_send(), sleeping up to TIMEOUT jiffies for queue space. */
+/*
+ * As eusrv_mbox_send(), but sleeps up to TIMEOUT jiffies for queue space:
+ * -ETIMEDOUT when none came, -ERESTARTSYS on a signal.  Process context.
+ */
 int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout);
 
-/* This node's number, or -ENODEV without a mailbox. */
+/* This node's number, or -ENODEV while no mailbox is bound. */
 int eusrv_mbox_node_id(void);
+/* Nodes on the board (node numbers are below it), or 0 without a mailbox. */
+unsigned int eusrv_mbox_nodes(void);
 
 #endif /* EUSRV_MBOX_H */
