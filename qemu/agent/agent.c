@@ -44,32 +44,15 @@ static void reap_all(int sig)
 	errno = saved;
 }
 
-static int send_full(int sock, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = send(sock, p, len, MSG_NOSIGNAL);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int send_frame(int sock, enum agent_frame_type type, const void *data,
 		      uint32_t len)
 {
 	struct agent_frame f = { .type = (uint8_t)type, .len = htonl(len) };
 
-	if (send_full(sock, &f, sizeof(f)) < 0)
+	/* SIGPIPE is ignored: a vanished client is an EPIPE here. */
+	if (write_full(sock, &f, sizeof(f)) < 0)
 		return -1;
-	return len ? send_full(sock, data, len) : 0;
+	return len ? write_full(sock, data, len) : 0;
 }
 
 static int64_t now_ms(void)

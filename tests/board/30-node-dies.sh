@@ -23,25 +23,20 @@ sleep 3
 t0=$(date +%s)
 board kill node1 >/dev/null 2>&1 || not_ok "board kill node1"
 
-wait $spid
-src=$?
-t1=$(date +%s)
-diag "exec on node1 after kill: status $src after $((t1 - t0)) s: $(head -c 300 "$BUILD/dies.sleep")"
-if [ $src -ne 0 ] && [ $((t1 - t0)) -le 30 ] && grep -q "node1" "$BUILD/dies.sleep"; then
-	ok "exec on the dead node fails fast, naming it"
-else
-	not_ok "exec on the dead node fails fast, naming it"
-fi
-
-wait $ppid
-prc=$?
-t2=$(date +%s)
-diag "ping-pong towards node1: status $prc after $((t2 - t0)) s: $(tail -c 300 "$BUILD/dies.ping")"
-if [ $prc -ne 0 ] && [ $((t2 - t0)) -le 30 ] && grep -q "node 1" "$BUILD/dies.ping"; then
-	ok "ping-pong towards the dead node fails fast, naming it"
-else
-	not_ok "ping-pong towards the dead node fails fast, naming it"
-fi
+# expect_fast_failure PID WHAT LOG PATTERN: the job PID failed within 30 s
+# of the kill, and its output names the dead node.
+expect_fast_failure() {
+	wait "$1"
+	local rc=$? t=$(($(date +%s) - t0))
+	diag "$2: status $rc after $t s: $(tail -c 300 "$3")"
+	if [ $rc -ne 0 ] && [ $t -le 30 ] && grep -q "$4" "$3"; then
+		ok "$2 fails fast, naming the node"
+	else
+		not_ok "$2 fails fast, naming the node"
+	fi
+}
+expect_fast_failure $spid "exec on the dead node" "$BUILD/dies.sleep" node1
+expect_fast_failure $ppid "ping-pong towards the dead node" "$BUILD/dies.ping" "node 1"
 
 check "node0 still works" on node0 true
 
