@@ -5,7 +5,7 @@ set -eu
 pkgs="build-essential gcc make pkg-config qemu-system-x86 qemu-utils
 busybox-static linux-headers-amd64 kmod cpio iproute2 procps psmisc
 sparse cppcheck util-linux coreutils iputils-ping
-linux-source-6.1 xz-utils"
+linux-source-6.1 xz-utils dt-schema device-tree-compiler python3-yaml"
 
 missing=
 for p in $pkgs; do
