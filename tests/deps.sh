@@ -5,7 +5,8 @@ set -eu
 pkgs="build-essential gcc make pkg-config qemu-system-x86 qemu-utils
 busybox-static linux-headers-amd64 kmod cpio iproute2 procps psmisc
 sparse cppcheck util-linux coreutils iputils-ping
-linux-source-6.1 xz-utils dt-schema device-tree-compiler python3-yaml"
+linux-source-6.1 xz-utils dt-schema device-tree-compiler python3-yaml
+flex bison bc libssl-dev python3 gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu"
 
 missing=
 for p in $pkgs; do

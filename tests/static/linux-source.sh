@@ -2,7 +2,7 @@
 # Print the directory of Debian's linux-source-6.1 tree (unpacked from the
 # installed package's tarball), unpacking it first if needed.  Cached under
 # $EUSRV_CACHE keyed by the package version; only the parts a caller names
-# (default: checkpatch's files) are unpacked.
+# (default: checkpatch's files, or "all" for the whole tree) are unpacked.
 set -eu
 
 cache=${EUSRV_CACHE:-$HOME/.cache/eusrv}
@@ -14,6 +14,17 @@ tarball=/usr/src/linux-source-6.1.tar.xz
 ver=$(dpkg-query -W -f='${Version}' linux-source-6.1)
 dir=$cache/linux-source-$ver
 parts=${*:-scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch}
+
+# "all": the whole tree, e.g. to configure and prepare kernels from it.
+if [ "$parts" = all ]; then
+	if [ ! -f "$dir/.unpacked-all" ]; then
+		mkdir -p "$dir"
+		tar -xJf "$tarball" -C "$dir" --strip-components=1
+		touch "$dir/.unpacked-all"
+	fi
+	echo "$dir"
+	exit 0
+fi
 
 missing=
 for p in $parts; do
