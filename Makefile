@@ -4,6 +4,7 @@
 #   make deps     install the Debian packages the project needs (idempotent)
 #   make check    run every test; ends with "N passed, N failed"
 #   make run      boot a two-node virtual board and show a mailbox round trip
+#   make kunit    build the KUnit suites into a UML kernel (cached) and run them
 #   make clean    remove build products
 
 TOP	:= $(abspath .)
@@ -12,7 +13,7 @@ export TOP BUILD
 
 SUBDIRS	:= qemu kmod userspace
 
-.PHONY: all deps check run clean $(SUBDIRS)
+.PHONY: all deps check run kunit clean $(SUBDIRS)
 
 all: $(SUBDIRS)
 
@@ -27,6 +28,9 @@ check: deps all
 
 run: deps all
 	qemu/run-demo
+
+kunit: deps
+	tests/kunit/run
 
 clean:
 	for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done
