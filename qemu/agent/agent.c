@@ -33,6 +33,10 @@
 #define REQ_READ_TIMEOUT_S	10
 #define BIND_RETRIES		100
 #define BIND_RETRY_US		100000
+/* After a timeout kill, how long output may still drain before the exit. */
+#define KILL_DRAIN_MS		1000
+/* Pause after a failed accept (e.g. out of descriptors) before the next. */
+#define ACCEPT_RETRY_US		100000
 
 static void reap_all(int sig)
 {
@@ -110,6 +114,36 @@ static bool relay(int fd, int sock, enum agent_frame_type type, bool *client_ok)
 	return true;
 }
 
+/* Refuse a malformed request with the reason; true if refused. */
+static bool refuse(int sock, const struct agent_req *req)
+{
+	uint32_t len = ntohl(req->cmd_len), timeout_s = ntohl(req->timeout_s);
+	char msg[128];
+	int n;
+
+	if (ntohl(req->magic) != AGENT_MAGIC)
+		n = snprintf(msg, sizeof(msg), "bad request: magic 0x%08x",
+			     ntohl(req->magic));
+	else if (ntohs(req->version) != AGENT_VERSION)
+		n = snprintf(msg, sizeof(msg),
+			     "bad request: protocol version %u, the agent speaks %u",
+			     ntohs(req->version), AGENT_VERSION);
+	else if (len == 0 || len > AGENT_MAX_CMD)
+		n = snprintf(msg, sizeof(msg),
+			     "bad request: command length %u not in 1..%u", len,
+			     AGENT_MAX_CMD);
+	else if (timeout_s > AGENT_MAX_TIMEOUT_S)
+		n = snprintf(msg, sizeof(msg),
+			     "bad request: timeout %u s over the limit of %u s",
+			     timeout_s, AGENT_MAX_TIMEOUT_S);
+	else
+		return false;
+	if (n >= (int)sizeof(msg))
+		n = sizeof(msg) - 1;
+	send_frame(sock, AGENT_F_ERROR, msg, (uint32_t)n);
+	return true;
+}
+
 static void run_session(int sock)
 {
 	struct timeval tv = { .tv_sec = REQ_READ_TIMEOUT_S };
@@ -117,7 +151,7 @@ static void run_session(int sock)
 	int out[2], err[2], pidfd, status = 0, code;
 	bool out_open = true, err_open = true, exited = false;
 	bool client_ok = true, timed_out = false;
-	int64_t deadline = -1;
+	int64_t deadline = -1, drain_by = -1;
 	uint32_t len, timeout_s;
 	char *cmd;
 	pid_t pid;
@@ -127,14 +161,8 @@ static void run_session(int sock)
 		return;
 	len = ntohl(req.cmd_len);
 	timeout_s = ntohl(req.timeout_s);
-	if (ntohl(req.magic) != AGENT_MAGIC ||
-	    ntohs(req.version) != AGENT_VERSION || len == 0 ||
-	    len > AGENT_MAX_CMD || timeout_s > AGENT_MAX_TIMEOUT_S) {
-		static const char msg[] = "bad request";
-
-		send_frame(sock, AGENT_F_ERROR, msg, sizeof(msg) - 1);
+	if (refuse(sock, &req))
 		return;
-	}
 	cmd = calloc(1, (size_t)len + 1);
 	if (!cmd || read_full(sock, cmd, len) < 0)
 		return;
@@ -170,10 +198,11 @@ static void run_session(int sock)
 			{ .fd = exited ? -1 : pidfd, .events = POLLIN },
 			{ .fd = client_ok ? sock : -1, .events = POLLIN },
 		};
+		int64_t wake = timed_out ? drain_by : deadline;
 		int wait = -1;
 
-		if (deadline >= 0 && !timed_out) {
-			int64_t left = deadline - now_ms();
+		if (wake >= 0) {
+			int64_t left = wake - now_ms();
 
 			wait = left > 0 ? (int)left : 0;
 		}
@@ -205,17 +234,31 @@ static void run_session(int sock)
 					 "timed out after %u s, killed", timeout_s);
 
 			timed_out = true;
+			drain_by = now_ms() + KILL_DRAIN_MS;
 			kill(-pid, SIGKILL);
 			send_frame(sock, AGENT_F_ERROR, msg, (uint32_t)n);
 		}
-	}
-	if (!exited) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, &status, 0);
+		/*
+		 * Whatever escaped the process group may keep the pipes open,
+		 * and a process stuck in the kernel outlives SIGKILL: neither
+		 * may hold the exit back.
+		 */
+		if (timed_out && now_ms() >= drain_by)
+			break;
 	}
 	if (!client_ok)
 		return;
-	code = timed_out ? AGENT_EXIT_TIMEOUT : wait_code(status);
+	if (!exited) {
+		/* Killed and not waited for: PID 1 reaps it as an orphan. */
+		kill(-pid, SIGKILL);
+		if (!timed_out) {
+			static const char msg[] = "lost track of the command";
+
+			send_frame(sock, AGENT_F_ERROR, msg, sizeof(msg) - 1);
+		}
+	}
+	code = timed_out ? AGENT_EXIT_TIMEOUT :
+	       exited ? wait_code(status) : AGENT_EXIT_LOST;
 	code = (int)htonl((uint32_t)code);
 	send_frame(sock, AGENT_F_EXIT, &code, sizeof(code));
 }
@@ -307,8 +350,11 @@ int main(int argc, char **argv)
 		int s = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
 		pid_t pid;
 
-		if (s < 0)
+		if (s < 0) {
+			if (errno != EINTR && errno != ECONNABORTED)
+				usleep(ACCEPT_RETRY_US);
 			continue;
+		}
 		pid = fork();
 		if (pid == 0) {
 			signal(SIGCHLD, SIG_DFL);

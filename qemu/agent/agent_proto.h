@@ -45,5 +45,7 @@ struct agent_frame {
 
 /* Exit status the agent reports when it killed a command at its timeout. */
 #define AGENT_EXIT_TIMEOUT	124
+/* Exit status when the agent could not tell how the command ended. */
+#define AGENT_EXIT_LOST		255
 
 #endif /* EUSRV_AGENT_PROTO_H */

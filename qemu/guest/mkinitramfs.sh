@@ -30,7 +30,7 @@ for m in $wanted; do
 done
 
 # shellcheck disable=SC2086
-key=$(cat "$here/init" "$busybox" $files | sha256sum | cut -c1-16)
+key=$(cat "$0" "$here/init" "$busybox" $files | sha256sum | cut -c1-16)
 out=$cache/initramfs-$abi-$key.cpio.gz
 if [ -f "$out" ]; then
 	echo "$out"
@@ -38,7 +38,8 @@ if [ -f "$out" ]; then
 fi
 
 root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
+tmp=
+trap 'rm -rf "$root" ${tmp:+"$tmp"}' EXIT
 mkdir -p "$root/bin" "$root/lib/modules" "$root/proc" "$root/sys" \
 	"$root/dev" "$root/lower" "$root/upper" "$root/newroot"
 cp "$busybox" "$root/bin/busybox"
@@ -51,6 +52,10 @@ for f in $files; do
 	basename "$f" .ko
 done >"$root/lib/modules/load-order"
 mkdir -p "$cache"
-(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out.tmp"
-mv "$out.tmp" "$out"
+# A launcher building the same image at the same time renames the same
+# content over it: no lock needed.
+tmp=$(mktemp "$out.XXXXXX")
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp"
+chmod 644 "$tmp"
+mv "$tmp" "$out"
 echo "$out"
