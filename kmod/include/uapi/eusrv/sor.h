@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * Sockets over RDMA: the interface between the eusrv_sor driver and the
+ * interception core in user space (libeusrv-preload.so, the patched libc,
+ * eusrvctl).  docs/protocol.md describes the protocol between nodes.
+ *
+ * Two kinds of files:
+ *
+ *  - the control file, /dev/eusrv_sor, one per process (opened O_CLOEXEC by
+ *    the interception core): registers listeners, starts connections,
+ *    matches accepted dummy connections, lists connections and counters;
+ *
+ *  - one connection file per connection (an anonymous inode), returned by
+ *    CONNECT and ACCEPT, which user space puts in place of the socket's
+ *    descriptor with dup3().  It has read/write (a correct slow path),
+ *    poll, mmap of the two rings, and the connection ioctls below.  Every
+ *    descriptor sharing the file (dup, fork) shares the connection.
+ *
+ * Every ioctl validates its argument: unknown commands fail with ENOTTY,
+ * non-zero reserved fields or flags and out-of-range values with EINVAL.
+ */
+#ifndef _UAPI_EUSRV_SOR_H
+#define _UAPI_EUSRV_SOR_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define EUSRV_SOR_DEVICE		"/dev/eusrv_sor"
+#define EUSRV_SOR_MAX_CONNS		4095U	/* ids 0..4094 per node */
+
+/*
+ * Ring sizes are powers of two, given as log2: 4 KiB .. 4 MiB, 256 KiB
+ * unless SO_SNDBUF/SO_RCVBUF say otherwise.  The sizes of one direction
+ * (the sender's send ring and the receiver's receive ring) are always
+ * equal: the larger of the two sides' wishes.
+ */
+#define EUSRV_SOR_RING_MIN_SHIFT	12U
+#define EUSRV_SOR_RING_MAX_SHIFT	22U
+#define EUSRV_SOR_RING_DEF_SHIFT	18U
+
+/*
+ * The mapping of a connection file: offset 0, length map_len (from
+ * EUSRV_SOR_INFO), MAP_SHARED, PROT_READ | PROT_WRITE.
+ *
+ *   [send header page][send data: snd_size][recv header page][recv data: rcv_size]
+ *
+ * Positions are free-running 32-bit byte counters; byte p of the stream
+ * lives at data[p & (size - 1)].  Each field has one writer:
+ *
+ *   send ring: tail  - user space (bytes written so far)
+ *              head  - kernel (bytes the peer has received so far)
+ *   recv ring: tail  - kernel (bytes arrived so far)
+ *              head  - user space (bytes consumed so far)
+ *   flags, size, want - kernel;  lock - user space (and LOCK_WAIT/WAKE)
+ *
+ * The kernel keeps its own copies of the fields it writes and never reads
+ * them back; what user space writes (send tail, recv head) is checked
+ * before it drives any transfer (0 <= tail - head <= size, never moving
+ * backwards); a bad value fails the connection with EINVAL.
+ */
+struct eusrv_sor_ring_hdr {
+	__u32 head;
+	__u32 tail;
+	__u32 size;		/* data bytes, a power of two */
+	__u32 flags;		/* EUSRV_SOR_RF_* */
+	/*
+	 * Send ring: non-zero while the peer waits for data (its read
+	 * request is pending): after moving tail, user space issues a full
+	 * barrier, reads want, and calls EUSRV_SOR_PUSH if it is set.
+	 * Receive ring: non-zero while this side's read request is pending
+	 * (no need to ask again before waiting).
+	 */
+	__u32 want;
+	/*
+	 * Lock word of this direction (D4.2's send and receive locks):
+	 * 0 free, 1 held, 2 held with waiters.  Contended takers call
+	 * EUSRV_SOR_LOCK_WAIT, releasers that saw 2 call EUSRV_SOR_LOCK_WAKE.
+	 */
+	__u32 lock;
+	__u32 reserved[10];
+};
+
+/* flags (kernel-written) */
+#define EUSRV_SOR_RF_EOF		(1U << 0)	/* recv: peer's FIN; no data after tail */
+#define EUSRV_SOR_RF_ERROR		(1U << 1)	/* connection failed: see SO_ERROR */
+#define EUSRV_SOR_RF_SHUT		(1U << 2)	/* send: shut down for writing */
+#define EUSRV_SOR_RF_PEER_CLOSED	(1U << 3)	/* send: peer closed, writes fail with EPIPE */
+
+/* Connection states (EUSRV_SOR_INFO, EUSRV_SOR_LIST). */
+enum eusrv_sor_state {
+	EUSRV_SOR_ST_CONNECTING = 1,	/* client: ConnRQ sent */
+	EUSRV_SOR_ST_ACCEPTING,		/* server: dummy connect / rings */
+	EUSRV_SOR_ST_ESTABLISHED,
+	EUSRV_SOR_ST_CLOSING,		/* closed here, flushing, then NACK */
+	EUSRV_SOR_ST_PEER_CLOSED,	/* peer's NACK(0) after its FIN */
+	EUSRV_SOR_ST_RESET,		/* failed; so_error says why */
+	EUSRV_SOR_ST_NACK_WAIT,		/* released, waiting for the NACK reply */
+};
+
+/* ---- Control file ioctls ------------------------------------------------ */
+
+#define EUSRV_SOR_F_NONBLOCK		(1U << 0)	/* O_NONBLOCK on the new file */
+#define EUSRV_SOR_F_CLOEXEC		(1U << 1)	/* O_CLOEXEC on the new fd */
+
+/*
+ * LISTEN: user space listens on PORT (bound to ADDR, IPv4 in network
+ * order, 0 for any) and will match accepted connections with ACCEPT.
+ * Without a registration on the port, a peer's ConnRQ is refused with
+ * ECONNREFUSED and the peer falls back to TCP.  The registration belongs
+ * to this control file; UNLISTEN or closing the file drops it.
+ */
+struct eusrv_sor_listen {
+	__u32 addr;
+	__u16 port;		/* host order, non-zero */
+	__u8 snd_shift;		/* 0 = default, else MIN..MAX_SHIFT */
+	__u8 rcv_shift;
+	__u32 flags;		/* must be 0 */
+	__u32 reserved;
+};
+
+/*
+ * CONNECT: a connection to PORT on board node NODE; the driver's local port
+ * is SPORT (user space binds the socket first so that the port is its own).
+ * Blocks until the connection is established or fails (at most
+ * timeout_ms, 0 = 2000): returns the new connection file's descriptor, or
+ * -1 with ECONNREFUSED (no listener registered there, or the dummy connect
+ * was refused), ETIMEDOUT, EHOSTUNREACH (node absent), ENOMEM, EINTR.
+ * Any failure means "use TCP instead"; the reason goes to NOTE.
+ */
+struct eusrv_sor_connect {
+	__u32 node;
+	__u16 port;
+	__u16 sport;
+	__u8 snd_shift;		/* 0 = default */
+	__u8 rcv_shift;
+	__u16 reserved0;
+	__u32 flags;		/* EUSRV_SOR_F_* */
+	__u32 timeout_ms;	/* 0 = 2000, at most 60000 */
+	__u32 reserved1;
+};
+
+/*
+ * ACCEPT: the listener on LPORT accepted a TCP connection from a local
+ * address whose port is PEER_PORT.  If that is one of the driver's dummy
+ * connections, waits for its set-up to finish and returns the connection
+ * file's descriptor; if it is not, fails with ENOENT (a genuine local TCP
+ * client: keep the socket).  A dummy whose set-up failed gives the failure
+ * (ECONNABORTED...); user space then closes the accepted socket and
+ * accepts again.
+ */
+struct eusrv_sor_accept {
+	__u16 lport;
+	__u16 peer_port;
+	__u32 flags;		/* EUSRV_SOR_F_* */
+	__u32 timeout_ms;	/* 0 = 2000 */
+	__u32 reserved;
+};
+
+/*
+ * NOTE: a socket of this process stayed on TCP; the record is kept with
+ * the control file (last EUSRV_SOR_MAX_NOTES per file) for eusrvctl.
+ */
+#define EUSRV_SOR_MAX_NOTES		64U
+
+enum eusrv_sor_reason {
+	EUSRV_SOR_R_NOT_PEER = 1,	/* destination is not a board peer */
+	EUSRV_SOR_R_REFUSED,		/* peer has no RDMA listener / refused */
+	EUSRV_SOR_R_TIMEOUT,		/* peer did not answer */
+	EUSRV_SOR_R_UNREACHABLE,	/* node absent or down */
+	EUSRV_SOR_R_NO_MEMORY,
+	EUSRV_SOR_R_NOT_IPV4,		/* IPv6 and other families */
+	EUSRV_SOR_R_OPTIONS,		/* socket options RDMA cannot honour */
+	EUSRV_SOR_R_LOCAL,		/* genuine local TCP client (accept side) */
+	EUSRV_SOR_R_OTHER,
+	EUSRV_SOR_R_MAX = EUSRV_SOR_R_OTHER,
+};
+
+struct eusrv_sor_note {
+	__s32 fd;
+	__u32 reason;		/* enum eusrv_sor_reason */
+	__s32 err;		/* errno the driver gave, or 0 */
+	__u32 laddr;		/* IPv4, network order */
+	__u32 raddr;
+	__u16 lport;		/* host order */
+	__u16 rport;
+	__u32 reserved;
+};
+
+/* Per-connection view for eusrvctl conns (LIST). */
+struct eusrv_sor_conn_stat {
+	__u32 id;		/* local connection id */
+	__u32 peer_node;
+	__u32 peer_id;
+	__u32 state;		/* enum eusrv_sor_state */
+	__u16 lport;
+	__u16 rport;
+	__s32 so_error;		/* positive errno or 0 */
+	__u32 snd_size;
+	__u32 rcv_size;
+	__u32 snd_queued;	/* bytes written, not yet received by the peer */
+	__u32 rcv_queued;	/* bytes arrived, not yet read */
+	__u64 bytes_sent;
+	__u64 bytes_rcvd;
+	__u64 transfers;	/* CDMA transfers issued */
+	__s32 pid;		/* process that created it (tgid) */
+	__u32 flags;		/* EUSRV_SOR_RF_* of both rings: recv << 16 | send */
+};
+
+/*
+ * LIST: copies up to COUNT connection records (all connections of the
+ * node; fallback NOTEs of every open control file when NOTES is set) to
+ * the user buffers and says how many there are in total.
+ */
+struct eusrv_sor_list {
+	__u32 count;		/* in: room in conns */
+	__u32 total;		/* out: connections that exist */
+	__u64 conns;		/* in: user pointer to struct eusrv_sor_conn_stat[count] */
+	__u32 note_count;	/* in: room in notes */
+	__u32 note_total;	/* out */
+	__u64 notes;		/* in: user pointer to struct eusrv_sor_note_rec[note_count] */
+};
+
+struct eusrv_sor_note_rec {
+	__s32 pid;
+	__u32 reserved;
+	struct eusrv_sor_note note;
+};
+
+/* STATS: node-wide counters. */
+struct eusrv_sor_stats {
+	__u32 node;			/* this node */
+	__u32 conns;			/* connections now */
+	__u64 conns_opened;
+	__u64 conns_refused;		/* ConnRQs this node refused */
+	__u64 connect_failed;		/* CONNECTs that failed */
+	__u64 bytes_sent;
+	__u64 bytes_rcvd;
+	__u64 transfers;		/* CDMA transfers */
+	__u64 transfer_errors;
+	__u64 read_requests_sent;
+	__u64 read_requests_rcvd;
+	__u64 nacks_sent;
+	__u64 nacks_rcvd;
+	__u64 nack_resends;
+	__u64 bad_messages;		/* invalid or unexpected from a peer */
+	__u64 bad_user;			/* invalid ring values from user space */
+	__u64 peer_resets;		/* connections reset by a dead/silent peer */
+	__u64 notes;			/* fallbacks recorded */
+	__u64 reserved[8];
+};
+
+#define EUSRV_SOR_IOC_MAGIC		0xe5
+
+#define EUSRV_SOR_LISTEN	_IOW(EUSRV_SOR_IOC_MAGIC, 0x01, struct eusrv_sor_listen)
+#define EUSRV_SOR_UNLISTEN	_IOW(EUSRV_SOR_IOC_MAGIC, 0x02, struct eusrv_sor_listen)
+#define EUSRV_SOR_CONNECT	_IOW(EUSRV_SOR_IOC_MAGIC, 0x03, struct eusrv_sor_connect)
+#define EUSRV_SOR_ACCEPT	_IOW(EUSRV_SOR_IOC_MAGIC, 0x04, struct eusrv_sor_accept)
+#define EUSRV_SOR_NOTE		_IOW(EUSRV_SOR_IOC_MAGIC, 0x05, struct eusrv_sor_note)
+#define EUSRV_SOR_LIST		_IOWR(EUSRV_SOR_IOC_MAGIC, 0x06, struct eusrv_sor_list)
+#define EUSRV_SOR_STATS		_IOR(EUSRV_SOR_IOC_MAGIC, 0x07, struct eusrv_sor_stats)
+
+/* ---- Connection file ioctls ------------------------------------------- */
+
+struct eusrv_sor_info {
+	__u32 state;		/* enum eusrv_sor_state */
+	__u32 id;		/* local connection id */
+	__u32 node;		/* this node */
+	__u32 peer_node;
+	__u32 peer_id;
+	__u16 lport;		/* host order */
+	__u16 rport;
+	__u32 snd_size;
+	__u32 rcv_size;
+	__u64 map_len;		/* mmap length */
+	__u64 snd_hdr_off;	/* offsets of the four parts in the mapping */
+	__u64 snd_data_off;
+	__u64 rcv_hdr_off;
+	__u64 rcv_data_off;
+	__u32 reserved[4];
+};
+
+/* WAIT events */
+#define EUSRV_SOR_W_RECV		(1U << 0)	/* data, EOF or error */
+#define EUSRV_SOR_W_SEND		(1U << 1)	/* space or error */
+
+/*
+ * WAIT: for W_RECV, first make sure a read request is pending at the peer
+ * (sends one if the receive ring is empty and none is), then sleep until
+ * an event in EVENTS holds, TIMEOUT_NS passes (-1 = forever) or a signal
+ * comes (EINTR).  With EUSRV_SOR_F_NONBLOCK it only sends the request and
+ * reports.  Returns the events that hold (may be 0 on timeout).
+ */
+struct eusrv_sor_wait {
+	__u32 events;
+	__u32 flags;		/* EUSRV_SOR_F_NONBLOCK or 0 */
+	__s64 timeout_ns;
+	__u32 revents;		/* out */
+	__u32 reserved;
+};
+
+/* which lock: the send ring's or the receive ring's */
+#define EUSRV_SOR_LOCK_SEND		0U
+#define EUSRV_SOR_LOCK_RECV		1U
+
+#define EUSRV_SOR_INFO		_IOR(EUSRV_SOR_IOC_MAGIC, 0x20, struct eusrv_sor_info)
+/* PUSH: the send tail moved and want was set: transfer to the waiting peer. */
+#define EUSRV_SOR_PUSH		_IO(EUSRV_SOR_IOC_MAGIC, 0x21)
+#define EUSRV_SOR_WAIT		_IOWR(EUSRV_SOR_IOC_MAGIC, 0x22, struct eusrv_sor_wait)
+/* SHUTDOWN: SHUT_RD (0), SHUT_WR (1), SHUT_RDWR (2), as shutdown(2). */
+#define EUSRV_SOR_SHUTDOWN	_IOW(EUSRV_SOR_IOC_MAGIC, 0x23, __u32)
+/* GET_ERROR: the pending error (positive errno or 0), cleared like SO_ERROR. */
+#define EUSRV_SOR_GET_ERROR	_IOR(EUSRV_SOR_IOC_MAGIC, 0x24, __s32)
+/* LOCK_WAIT sleeps while the lock word is 2; LOCK_WAKE wakes one waiter. */
+#define EUSRV_SOR_LOCK_WAIT	_IOW(EUSRV_SOR_IOC_MAGIC, 0x25, __u32)
+#define EUSRV_SOR_LOCK_WAKE	_IOW(EUSRV_SOR_IOC_MAGIC, 0x26, __u32)
+
+/*
+ * The connection file also answers FIONREAD (bytes in the receive ring)
+ * and TIOCOUTQ/SIOCOUTQ (bytes written and not yet received by the peer).
+ */
+
+#endif /* _UAPI_EUSRV_SOR_H */
