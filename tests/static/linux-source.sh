@@ -16,11 +16,19 @@ dir=$cache/linux-source-$ver
 parts=${*:-scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch}
 
 # "all": the whole tree, e.g. to configure and prepare kernels from it.
+# Callers may run at the same time: one unpacks, the others wait.
 if [ "$parts" = all ]; then
 	if [ ! -f "$dir/.unpacked-all" ]; then
 		mkdir -p "$dir"
-		tar -xJf "$tarball" -C "$dir" --strip-components=1
-		touch "$dir/.unpacked-all"
+		(
+			flock -w 1800 8 || exit 1
+			[ -f "$dir/.unpacked-all" ] && exit 0
+			tar -xJf "$tarball" -C "$dir" --strip-components=1 &&
+				touch "$dir/.unpacked-all"
+		) 8>"$dir.lock" || {
+			echo "linux-source: unpacking $tarball into $dir failed" >&2
+			exit 1
+		}
 	fi
 	echo "$dir"
 	exit 0
