@@ -22,6 +22,7 @@
 #ifndef _UAPI_EUSRV_SOR_H
 #define _UAPI_EUSRV_SOR_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -81,10 +82,10 @@ struct eusrv_sor_ring_hdr {
 };
 
 /* flags (kernel-written) */
-#define EUSRV_SOR_RF_EOF		(1U << 0)	/* recv: peer's FIN; no data after tail */
-#define EUSRV_SOR_RF_ERROR		(1U << 1)	/* connection failed: see SO_ERROR */
-#define EUSRV_SOR_RF_SHUT		(1U << 2)	/* send: shut down for writing */
-#define EUSRV_SOR_RF_PEER_CLOSED	(1U << 3)	/* send: peer closed, writes fail with EPIPE */
+#define EUSRV_SOR_RF_EOF		_BITUL(0)	/* recv: FIN, no data after tail */
+#define EUSRV_SOR_RF_ERROR		_BITUL(1)	/* connection failed: see SO_ERROR */
+#define EUSRV_SOR_RF_SHUT		_BITUL(2)	/* send: shut down for writing */
+#define EUSRV_SOR_RF_PEER_CLOSED	_BITUL(3)	/* send: peer closed: EPIPE */
 
 /* Connection states (EUSRV_SOR_INFO, EUSRV_SOR_LIST). */
 enum eusrv_sor_state {
@@ -99,8 +100,8 @@ enum eusrv_sor_state {
 
 /* ---- Control file ioctls ------------------------------------------------ */
 
-#define EUSRV_SOR_F_NONBLOCK		(1U << 0)	/* O_NONBLOCK on the new file */
-#define EUSRV_SOR_F_CLOEXEC		(1U << 1)	/* O_CLOEXEC on the new fd */
+#define EUSRV_SOR_F_NONBLOCK		_BITUL(0)	/* O_NONBLOCK on the new file */
+#define EUSRV_SOR_F_CLOEXEC		_BITUL(1)	/* O_CLOEXEC on the new fd */
 
 /*
  * LISTEN: user space listens on PORT (bound to ADDR, IPv4 in network
@@ -280,8 +281,8 @@ struct eusrv_sor_info {
 };
 
 /* WAIT events */
-#define EUSRV_SOR_W_RECV		(1U << 0)	/* data, EOF or error */
-#define EUSRV_SOR_W_SEND		(1U << 1)	/* space or error */
+#define EUSRV_SOR_W_RECV		_BITUL(0)	/* data, EOF or error */
+#define EUSRV_SOR_W_SEND		_BITUL(1)	/* space or error */
 
 /*
  * WAIT: for W_RECV, first make sure a read request is pending at the peer

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The socket plumbing the benchmark programs share: ordinary blocking TCP
+ * sockets through the plain socket API, so that the programs run unchanged
+ * over TCP or, under eusrv-run or the patched libc, over RDMA.
+ */
+#ifndef EUSRV_BENCH_NET_H
+#define EUSRV_BENCH_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Listen on PORT (all IPv4 addresses); -1 with a message on stderr. */
+int bench_listen(uint16_t port);
+/* Connect to HOST:PORT (name or dotted quad); -1 with a message. */
+int bench_connect(const char *host, uint16_t port);
+/* Write/read exactly LEN bytes; 0, or -1 (errno set; EPIPE-like on EOF). */
+int bench_write_all(int fd, const void *buf, size_t len);
+int bench_read_all(int fd, void *buf, size_t len);
+/* Monotonic time in nanoseconds. */
+uint64_t bench_now_ns(void);
+/* A decimal number in [MIN, MAX] with an optional K/M suffix (x1024). */
+int bench_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Sort N samples and return the P-quantile (0..1), nearest rank. */
+uint64_t bench_quantile(uint64_t *v, size_t n, double p);
+
+#endif /* EUSRV_BENCH_NET_H */

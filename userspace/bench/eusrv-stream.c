@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+/*
+ * eusrv-stream: one-way throughput over a TCP socket with every byte
+ * checked.  The client writes a known pattern for a while, then shuts its
+ * side down; the server reads and checks everything and answers with the
+ * byte count and the offset of the first wrong byte.  Run it plainly for
+ * TCP, under eusrv-run for sockets over RDMA.
+ *
+ *   eusrv-stream server [-p PORT] [-1]
+ *   eusrv-stream client HOST [-p PORT] [-t SECONDS] [-c CHUNK]
+ *
+ * The client prints: bytes= seconds= MBps= verified=yes|no (key=value).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bench_net.h"
+
+#define DEF_PORT	7471
+#define DEF_SECONDS	3U
+#define MAX_SECONDS	3600U
+#define DEF_CHUNK	(64U << 10)
+#define MAX_CHUNK	(16U << 20)
+/* Byte o of the stream is o % PERIOD (a prime, so chunks do not align). */
+#define PERIOD		251U
+#define NO_ERROR	UINT64_MAX
+
+static const char *prog = "eusrv-stream";
+
+struct report {
+	uint64_t bytes;
+	uint64_t first_bad;	/* NO_ERROR when every byte was right */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: %s server [-p PORT] [-1]\n"
+		"       %s client HOST [-p PORT] [-t SECONDS] [-c CHUNK]\n"
+		"  -p PORT     TCP port (default %u)\n"
+		"  -1          server: serve one connection, then exit\n"
+		"  -t SECONDS  how long the client writes (default %u)\n"
+		"  -c CHUNK    bytes per write, K/M suffixes allowed (default 64K)\n",
+		prog, prog, DEF_PORT, DEF_SECONDS);
+}
+
+/* PERIOD bytes of slack so that any offset's pattern is one slice. */
+static char *make_pattern(size_t len)
+{
+	char *p = malloc(len + PERIOD);
+	size_t i;
+
+	if (p)
+		for (i = 0; i < len + PERIOD; i++)
+			p[i] = (char)(i % PERIOD);
+	return p;
+}
+
+static int sink(int fd)
+{
+	const size_t len = MAX_CHUNK;
+	struct report r = { 0, NO_ERROR };
+	char *buf = malloc(len), *pat = make_pattern(len);
+	int rc = -1;
+
+	if (!buf || !pat)
+		goto out;
+	for (;;) {
+		ssize_t n = read(fd, buf, len);
+		size_t i;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto out;
+		if (n == 0)
+			break;
+		if (r.first_bad == NO_ERROR &&
+		    memcmp(buf, pat + r.bytes % PERIOD, (size_t)n)) {
+			for (i = 0; buf[i] == pat[(r.bytes + i) % PERIOD]; i++)
+				;
+			r.first_bad = r.bytes + i;
+		}
+		r.bytes += (uint64_t)n;
+	}
+	rc = bench_write_all(fd, &r, sizeof(r));
+out:
+	free(buf);
+	free(pat);
+	return rc;
+}
+
+static int serve(uint16_t port, bool once)
+{
+	int lfd = bench_listen(port);
+
+	if (lfd < 0)
+		return 1;
+	if (!once)
+		signal(SIGCHLD, SIG_IGN);
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		pid_t pid;
+
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("accept");
+			return 1;
+		}
+		if (once) {
+			int rc = sink(fd);
+
+			close(fd);
+			close(lfd);
+			return rc ? 1 : 0;
+		}
+		pid = fork();
+		if (pid == 0) {
+			close(lfd);
+			_exit(sink(fd) ? 1 : 0);
+		}
+		if (pid < 0)
+			perror("fork");
+		close(fd);
+	}
+}
+
+static int source(const char *host, uint16_t port, unsigned int seconds,
+		  size_t chunk)
+{
+	char *pat = make_pattern(chunk);
+	uint64_t sent = 0, t0, end, t;
+	struct report r;
+	int fd;
+
+	if (!pat) {
+		fprintf(stderr, "%s: out of memory\n", prog);
+		return 1;
+	}
+	fd = bench_connect(host, port);
+	if (fd < 0) {
+		free(pat);
+		return 1;
+	}
+	t0 = bench_now_ns();
+	end = t0 + (uint64_t)seconds * 1000000000ULL;
+	do {
+		if (bench_write_all(fd, pat + sent % PERIOD, chunk)) {
+			fprintf(stderr, "%s: write: %s\n", prog, strerror(errno));
+			goto fail;
+		}
+		sent += chunk;
+		t = bench_now_ns();
+	} while (t < end);
+	if (shutdown(fd, SHUT_WR) || bench_read_all(fd, &r, sizeof(r))) {
+		fprintf(stderr, "%s: no report from the server: %s\n", prog,
+			strerror(errno));
+		goto fail;
+	}
+	t = bench_now_ns() - t0;
+	printf("bytes=%llu seconds=%.3f MBps=%.1f verified=%s\n",
+	       (unsigned long long)r.bytes, t / 1e9, r.bytes / (t / 1e3),
+	       r.bytes == sent && r.first_bad == NO_ERROR ? "yes" : "no");
+	if (r.bytes != sent)
+		fprintf(stderr, "%s: sent %llu bytes, server got %llu\n", prog,
+			(unsigned long long)sent, (unsigned long long)r.bytes);
+	if (r.first_bad != NO_ERROR)
+		fprintf(stderr, "%s: first wrong byte at offset %llu\n", prog,
+			(unsigned long long)r.first_bad);
+	close(fd);
+	free(pat);
+	return r.bytes == sent && r.first_bad == NO_ERROR ? 0 : 1;
+fail:
+	close(fd);
+	free(pat);
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t port = DEF_PORT, seconds = DEF_SECONDS, chunk = DEF_CHUNK;
+	const char *host = NULL;
+	bool server, once = false;
+	int opt;
+
+	if (argc < 2 || (strcmp(argv[1], "server") && strcmp(argv[1], "client"))) {
+		usage(stderr);
+		return 2;
+	}
+	server = !strcmp(argv[1], "server");
+	if (!server) {
+		if (argc < 3) {
+			usage(stderr);
+			return 2;
+		}
+		host = argv[2];
+	}
+	optind = server ? 2 : 3;
+	while ((opt = getopt(argc, argv, "p:1t:c:h")) != -1) {
+		switch (opt) {
+		case 'p':
+			if (bench_parse_size(optarg, 1, 65535, &port))
+				goto bad;
+			break;
+		case '1':
+			once = true;
+			break;
+		case 't':
+			if (bench_parse_size(optarg, 1, MAX_SECONDS, &seconds))
+				goto bad;
+			break;
+		case 'c':
+			if (bench_parse_size(optarg, 1, MAX_CHUNK, &chunk))
+				goto bad;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			goto bad;
+		}
+	}
+	if (optind != argc)
+		goto bad;
+	if (server)
+		return serve((uint16_t)port, once);
+	/* A dead server must show as an error, not kill us silently. */
+	signal(SIGPIPE, SIG_IGN);
+	return source(host, (uint16_t)port, (unsigned int)seconds, (size_t)chunk);
+bad:
+	fprintf(stderr, "%s: bad arguments\n", prog);
+	usage(stderr);
+	return 2;
+}
