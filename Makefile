@@ -4,6 +4,7 @@
 #   make deps     install the Debian packages the project needs (idempotent)
 #   make check    run every test; ends with "N passed, N failed"
 #   make run      boot a two-node virtual board and show a mailbox round trip
+#   make bench    measure the board's transports side by side (tables)
 #   make kunit    build the KUnit suites into a UML kernel (cached) and run them
 #   make clean    remove build products
 
@@ -13,7 +14,7 @@ export TOP BUILD
 
 SUBDIRS	:= qemu kmod userspace
 
-.PHONY: all deps check run kunit clean $(SUBDIRS)
+.PHONY: all deps check run bench kunit clean $(SUBDIRS)
 
 all: $(SUBDIRS)
 
@@ -28,6 +29,9 @@ check: deps all
 
 run: deps all
 	qemu/run-demo
+
+bench: deps all
+	userspace/bench/run-bench
 
 kunit: deps
 	tests/kunit/run
