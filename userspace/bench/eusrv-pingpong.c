@@ -25,7 +25,7 @@
 
 #include "bench_net.h"
 
-#define DEF_PORT	7470
+#define DEF_PORT	7470U
 #define DEF_ITERS	1000U
 #define DEF_WARMUP	50U
 #define MAX_ITERS	10000000U

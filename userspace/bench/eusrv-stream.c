@@ -24,7 +24,7 @@
 
 #include "bench_net.h"
 
-#define DEF_PORT	7471
+#define DEF_PORT	7471U
 #define DEF_SECONDS	3U
 #define MAX_SECONDS	3600U
 #define DEF_CHUNK	(64U << 10)
