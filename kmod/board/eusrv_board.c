@@ -38,6 +38,12 @@ static const struct eusrv_board_block eusrv_board_blocks[] = {
 		.page = EUSRV_PAGE_MBOX,
 		.vector = EUSRV_VEC_MBOX,
 	},
+	{
+		.name = "eusrv-cdma",
+		.present = EUSRV_BLOCK_CDMA,
+		.page = EUSRV_PAGE_CDMA,
+		.vector = EUSRV_VEC_CDMA,
+	},
 };
 
 struct eusrv_board {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "mac.h"
 
 static struct blocks_node *mbox_node(struct mbox *m)
 {
@@ -34,6 +35,12 @@ static void raise_vector(struct blocks_node *bn, unsigned int vector)
 	    write(bn->irq_fd[vector], &one, sizeof(one)) < 0 && errno != EAGAIN)
 		log_warn("node%u: raising vector %u: %s", bn->mbox.node, vector,
 			 strerror(errno));
+}
+
+void blocks_raise(struct blocks *bl, unsigned int node, unsigned int vector)
+{
+	if (node < EUSRV_MAX_NODES && vector < EUSRV_NR_VECTORS)
+		raise_vector(&bl->nodes[node], vector);
 }
 
 static void op_raise_irq(struct mbox *m)
@@ -92,6 +99,68 @@ static const struct mbox_ops blocks_mbox_ops = {
 	.now_ms = op_now_ms,
 };
 
+/* ---- CDMA wiring ------------------------------------------------------ */
+
+static struct blocks_node *cdma_node(struct cdma *c)
+{
+	return container_of(c, struct blocks_node, cdma);
+}
+
+static void cdma_op_schedule(struct cdma *c)
+{
+	/* The node's run queue entry runs both its mailbox and its CDMA. */
+	op_schedule(&cdma_node(c)->mbox);
+}
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000U;
+}
+
+static uint64_t cdma_op_now_us(struct cdma *c)
+{
+	(void)c;
+	return mono_us();
+}
+
+static const struct cdma_ops blocks_cdma_ops = {
+	.schedule = cdma_op_schedule,
+	.now_us = cdma_op_now_us,
+};
+
+static void cdma_timer_event(struct ev_handler *h, uint32_t events)
+{
+	struct blocks_node *bn = container_of(h, struct blocks_node, cdma_timer);
+	uint64_t expirations;
+
+	(void)events;
+	if (read(h->fd, &expirations, sizeof(expirations)) < 0)
+		return;
+	bn->cdma_armed_us = 0;
+	cdma_timer(&bn->cdma);
+}
+
+/* Arm the node's CDMA timerfd for the engine's earliest deadline. */
+static void cdma_arm(struct blocks_node *bn)
+{
+	uint64_t t = cdma_next_deadline(&bn->cdma);
+	struct itimerspec its = { 0 };
+
+	if (t == bn->cdma_armed_us || bn->cdma_timer.fd < 0)
+		return;
+	bn->cdma_armed_us = t;
+	if (t) {
+		its.it_value.tv_sec = (time_t)(t / 1000000ULL);
+		its.it_value.tv_nsec = (long)(t % 1000000ULL * 1000ULL);
+	}
+	if (timerfd_settime(bn->cdma_timer.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		log_err("node%u: arming the CDMA timer: %s", bn->mbox.node,
+			strerror(errno));
+}
+
 static void timer_event(struct ev_handler *h, uint32_t events)
 {
 	struct blocks_node *bn = container_of(h, struct blocks_node, timer);
@@ -117,10 +186,14 @@ int blocks_init(struct blocks *bl, struct board *board, struct evloop *loop)
 		bn->blocks = bl;
 		bn->timer.fd = -1;
 		bn->timer.fn = timer_event;
+		bn->cdma_timer.fd = -1;
+		bn->cdma_timer.fn = cdma_timer_event;
 		for (v = 0; v < EUSRV_NR_VECTORS; v++)
 			bn->irq_fd[v] = -1;
 		mbox_init(&bn->mbox, board_page(board, i, EUSRV_PAGE_MBOX), i,
 			  &blocks_mbox_ops, bl);
+		cdma_init(&bn->cdma, board_page(board, i, EUSRV_PAGE_CDMA), board,
+			  &bn->mbox, i, &blocks_cdma_ops, bl);
 	}
 	for (i = 0; i < board->nr_nodes; i++) {
 		struct blocks_node *bn = &bl->nodes[i];
@@ -141,6 +214,15 @@ int blocks_init(struct blocks *bl, struct board *board, struct evloop *loop)
 			blocks_fini(bl);
 			return err;
 		}
+		bn->cdma_timer.fd = timerfd_create(CLOCK_MONOTONIC,
+						   TFD_NONBLOCK | TFD_CLOEXEC);
+		err = bn->cdma_timer.fd < 0 ? -errno :
+		      ev_add(loop, &bn->cdma_timer, EPOLLIN);
+		if (err) {
+			log_err("node%u: CDMA timer: %s", i, strerror(-err));
+			blocks_fini(bl);
+			return err;
+		}
 	}
 	return 0;
 }
@@ -152,6 +234,11 @@ void blocks_fini(struct blocks *bl)
 	for (i = 0; i < EUSRV_MAX_NODES; i++) {
 		struct blocks_node *bn = &bl->nodes[i];
 
+		if (bn->cdma_timer.fd >= 0) {
+			ev_del(bl->loop, &bn->cdma_timer);
+			close(bn->cdma_timer.fd);
+			bn->cdma_timer.fd = -1;
+		}
 		if (bn->timer.fd < 0)
 			continue;
 		ev_del(bl->loop, &bn->timer);
@@ -167,6 +254,9 @@ void blocks_attach(struct blocks *bl, unsigned int node,
 
 	memcpy(bn->irq_fd, irq_fds, sizeof(bn->irq_fd));
 	mbox_attach(&bn->mbox);
+	cdma_attach(&bn->cdma);
+	if (bl->mac)
+		mac_attach(bl->mac, node);
 	board_set_up(bl->board, node, true);
 }
 
@@ -177,6 +267,9 @@ void blocks_detach(struct blocks *bl, unsigned int node)
 
 	board_set_up(bl->board, node, false);
 	mbox_detach(&bn->mbox);
+	cdma_detach(&bn->cdma);
+	if (bl->mac)
+		mac_detach(bl->mac, node);
 	for (v = 0; v < EUSRV_NR_VECTORS; v++)
 		bn->irq_fd[v] = -1;
 }
@@ -188,6 +281,18 @@ void blocks_kick(struct blocks *bl, unsigned int node, unsigned int vector)
 	switch (vector) {
 	case EUSRV_VEC_MBOX:
 		mbox_kick(m);
+		break;
+	case EUSRV_VEC_CDMA:
+		cdma_kick(&bl->nodes[node].cdma);
+		break;
+	case EUSRV_VEC_DMA_MM2S:
+	case EUSRV_VEC_DMA_S2MM:
+	case EUSRV_VEC_MAC:
+		if (bl->mac) {
+			mac_kick(bl->mac, node, vector);
+			break;
+		}
+		mbox_bad_kick(m, vector);
 		break;
 	default:
 		/* No other block exists yet: the mailbox records the error. */
@@ -213,7 +318,14 @@ void blocks_round(struct blocks *bl)
 		bl->runq_len--;
 		bl->nodes[node].queued = false;
 		mbox_run(&bl->nodes[node].mbox);
+		cdma_run(&bl->nodes[node].cdma);
 	}
-	for (i = 0; i < bl->board->nr_nodes; i++)
-		mbox_update_irq(&bl->nodes[i].mbox);
+	for (i = 0; i < bl->board->nr_nodes; i++) {
+		struct blocks_node *bn = &bl->nodes[i];
+
+		mbox_update_irq(&bn->mbox);
+		if (cdma_update_irq(&bn->cdma))
+			raise_vector(bn, EUSRV_VEC_CDMA);
+		cdma_arm(bn);
+	}
 }

@@ -11,8 +11,11 @@
 #include <stdbool.h>
 
 #include "board.h"
+#include "cdma.h"
 #include "evloop.h"
 #include "mailbox.h"
+
+struct mac;
 
 struct blocks;
 
@@ -22,10 +25,14 @@ struct blocks_node {
 	int irq_fd[EUSRV_NR_VECTORS];	/* borrowed while attached, else -1 */
 	struct ev_handler timer;	/* timerfd for mbox_timer() */
 	bool queued;
+	struct cdma cdma;
+	struct ev_handler cdma_timer;	/* timerfd for cdma_timer() */
+	uint64_t cdma_armed_us;
 };
 
 struct blocks {
 	struct board *board;
+	struct mac *mac;		/* the shared NIC (nic.c), if set */
 	struct evloop *loop;
 	struct blocks_node nodes[EUSRV_MAX_NODES];
 	/* Run queue of node ids; each node is in it at most once. */
@@ -41,6 +48,8 @@ void blocks_fini(struct blocks *bl);
 void blocks_attach(struct blocks *bl, unsigned int node,
 		   const int irq_fds[EUSRV_NR_VECTORS]);
 void blocks_detach(struct blocks *bl, unsigned int node);
+/* Raise node NODE's VECTOR if it is attached. */
+void blocks_raise(struct blocks *bl, unsigned int node, unsigned int vector);
 /* Node NODE kicked VECTOR. */
 void blocks_kick(struct blocks *bl, unsigned int node, unsigned int vector);
 

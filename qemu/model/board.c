@@ -36,7 +36,7 @@ static void info_fill(struct board *b, unsigned int node)
 	wr32(info, EUSRV_INFO_NODE_COUNT, b->nr_nodes);
 	wr64(info, EUSRV_INFO_RAM_SIZE, b->ram_size);
 	wr32(info, EUSRV_INFO_MODEL_PEER, EUSRV_MODEL_PEER);
-	wr32(info, EUSRV_INFO_BLOCKS, EUSRV_BLOCK_MBOX);
+	wr32(info, EUSRV_INFO_BLOCKS, EUSRV_BLOCK_MBOX | EUSRV_BLOCK_CDMA | EUSRV_BLOCK_DMA | EUSRV_BLOCK_MAC);
 	wr32(info, EUSRV_INFO_NODES_UP, b->nodes_up);
 	/* Magic last: a reader that sees it sees a filled page. */
 	wr32_release(info, EUSRV_INFO_MAGIC, EUSRV_INFO_MAGIC_VALUE);

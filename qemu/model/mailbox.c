@@ -113,7 +113,7 @@ static uint32_t fifo_space(struct mbox *d)
 /* RX_STALLED is 1 exactly while some store waits on the FIFO. */
 static void stall_update(struct mbox *d)
 {
-	if (d->stalled && !d->waiters) {
+	if (d->stalled && !d->waiters && !d->dma_waiters) {
 		d->stalled = false;
 		if (d->up)
 			wr32(d->page, EUSRV_MBOX_RX_STALLED, 0);
@@ -122,7 +122,7 @@ static void stall_update(struct mbox *d)
 
 static void start_wait(struct mbox *s, struct mbox *d)
 {
-	if (!d->waiters) {
+	if (!d->waiters && !d->dma_waiters) {
 		/* A new "FIFO full" event for the destination. */
 		d->full_cnt++;
 		wr32(d->page, EUSRV_MBOX_FULL_CNT, d->full_cnt);
@@ -288,6 +288,7 @@ static void mbox_reset(struct mbox *m)
 	m->tx_prod_bad = false;
 	m->wait_dest = NULL;
 	m->waiters = 0;
+	m->dma_waiters = 0;
 	m->waiter_rr = 0;
 	m->causes = 0;
 	wr32(m->page, EUSRV_MBOX_FIFO_SIZE, EUSRV_MBOX_FIFO_DEPTH);
@@ -321,7 +322,7 @@ static void wake_waiters(struct mbox *m)
 		unsigned int n = (m->waiter_rr + i) % EUSRV_MAX_NODES;
 		struct mbox *s;
 
-		if (!(m->waiters & (1U << n)))
+		if (!((m->waiters | m->dma_waiters) & (1U << n)))
 			continue;
 		s = m->ops->peer(m, n);
 		if (s)
@@ -355,6 +356,17 @@ void mbox_detach(struct mbox *m)
 		complete(s, EUSRV_MBOX_ST_DECERR);
 		s->ops->schedule(s);
 	}
+	/* DMA writes waiting on it: their engines retry and get DECERR. */
+	for (n = 0; n < EUSRV_MAX_NODES; n++) {
+		struct mbox *s;
+
+		if (!(m->dma_waiters & (1U << n)))
+			continue;
+		s = m->ops->peer(m, n);
+		if (s)
+			s->ops->schedule(s);
+	}
+	m->dma_waiters = 0;
 	m->stalled = false;
 
 	/* Its own outstanding stores will never be performed. */
@@ -371,7 +383,7 @@ void mbox_kick(struct mbox *m)
 	/* Report bad values now rather than when a sender trips on them. */
 	mbox_ctrl(m);
 	fifo_space(m);
-	if (m->waiters)
+	if (m->waiters || m->dma_waiters)
 		wake_waiters(m);
 	m->ops->schedule(m);
 }
@@ -428,4 +440,57 @@ void mbox_update_irq(struct mbox *m)
 		return;
 	if (causes & mbox_ctrl(m) & MBOX_IE_MASK)
 		m->ops->raise_irq(m);
+}
+
+void mbox_dma_cancel(struct mbox *src, struct mbox_dma_wait *w)
+{
+	struct mbox *d = w->dest;
+
+	if (!d)
+		return;
+	w->dest = NULL;
+	d->dma_waiters &= ~(1U << src->node);
+	stall_update(d);
+}
+
+uint32_t mbox_dma_store(struct mbox *s, struct mbox_dma_wait *w,
+			uint64_t addr, uint64_t msg)
+{
+	struct mbox *d = inbox_target(s, addr);
+
+	if (w->dest && w->dest != d)
+		mbox_dma_cancel(s, w);
+	if (!d)
+		return EUSRV_MBOX_ST_DECERR;
+	if (!(mbox_ctrl(d) & EUSRV_MBOX_CTRL_EN)) {
+		mbox_dma_cancel(s, w);
+		return EUSRV_MBOX_ST_DISABLED;
+	}
+	if (!fifo_space(d)) {
+		/* The same handshake with the consumer as store(). */
+		d->stalled = true;
+		wr32(d->page, EUSRV_MBOX_RX_STALLED, 1);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (!fifo_space(d)) {
+			if (!w->dest) {
+				if (!d->waiters && !d->dma_waiters) {
+					d->full_cnt++;
+					wr32(d->page, EUSRV_MBOX_FULL_CNT, d->full_cnt);
+					d->causes |= EUSRV_MBOX_CTRL_FULL_IE;
+				}
+				w->dest = d;
+				w->deadline_ms = now_ms(s) + EUSRV_MBOX_STORE_TIMEOUT_MS;
+			} else if (now_ms(s) >= w->deadline_ms) {
+				mbox_dma_cancel(s, w);
+				return EUSRV_MBOX_ST_FULL;
+			}
+			/* Again: the destination may have re-attached meanwhile. */
+			d->dma_waiters |= 1U << s->node;
+			return MBOX_STORE_WAIT;
+		}
+	}
+	deliver(d, s->node, msg);
+	mbox_dma_cancel(s, w);
+	stall_update(d);
+	return EUSRV_MBOX_ST_OK;
 }

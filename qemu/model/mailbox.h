@@ -72,6 +72,8 @@ struct mbox {
 
 	/* Nodes whose outbound head waits on this node's FIFO (bit = node). */
 	uint32_t waiters;
+	/* Nodes whose DMA engine's write waits on this node's FIFO. */
+	uint32_t dma_waiters;
 	unsigned int waiter_rr;		/* round-robin start for fairness */
 
 	/* EUSRV_MBOX_CTRL_*_IE bits of events since the last mbox_update_irq. */
@@ -101,5 +103,32 @@ void mbox_run(struct mbox *m);
 void mbox_timer(struct mbox *m);
 /* Raise the interrupt once if an enabled cause occurred since last time. */
 void mbox_update_irq(struct mbox *m);
+
+/*
+ * DMA engines' writes to an INBOX (the CDMA's notification descriptors):
+ * the same decoding, delivery and back-pressure as a posted store, with
+ * the engine's node as the source.  The engine keeps the wait state; while
+ * it waits, a kick of the destination schedules the engine's node through
+ * its mailbox's ops->schedule, and the engine retries at the deadline on
+ * its own (no mailbox timer is used).
+ */
+struct mbox_dma_wait {
+	struct mbox *dest;		/* the full FIFO, or NULL */
+	uint64_t deadline_ms;
+};
+
+/* mbox_dma_store() result: the FIFO is full, call again later. */
+#define MBOX_STORE_WAIT		UINT32_MAX
+
+/*
+ * Write MSG to global address ADDR on behalf of node SRC's DMA engine
+ * (SRC = that node's mailbox).  Returns EUSRV_MBOX_ST_OK, _DECERR,
+ * _DISABLED, _FULL (waited EUSRV_MBOX_STORE_TIMEOUT_MS) or
+ * MBOX_STORE_WAIT (W->deadline_ms says until when at most).
+ */
+uint32_t mbox_dma_store(struct mbox *src, struct mbox_dma_wait *w,
+			uint64_t addr, uint64_t msg);
+/* Forget a waiting write (engine reset, node gone). */
+void mbox_dma_cancel(struct mbox *src, struct mbox_dma_wait *w);
 
 #endif /* EUSRV_MODEL_MAILBOX_H */

@@ -31,6 +31,7 @@
 #include "ivshmem_server.h"
 #include "log.h"
 #include "mgmt_hub.h"
+#include "nic.h"
 
 #define PROG			"eusrv-board-model"
 #define EXIT_USAGE		2
@@ -55,6 +56,7 @@ struct model {
 	struct blocks blocks;
 	struct ivs_server ivs;
 	struct mgmt_hub hub;
+	struct nic nic;
 	char ready_path[PATH_MAX];
 	char lock_path[PATH_MAX];
 	int lock_fd;
@@ -78,7 +80,10 @@ static void usage(FILE *out)
 		"                    that launchers may say so)\n"
 		"  --help            this text\n"
 		"\n"
-		"Runs until SIGTERM or SIGINT, then removes its sockets and exits 0.\n",
+		"Runs until SIGTERM or SIGINT, then removes its sockets and exits 0.\n"
+		"\n"
+		"       " PROG " --control DIR COMMAND\n"
+		"sends COMMAND to the model running in DIR (control.sock; 'help').\n",
 		EUSRV_MAX_NODES, BOARD_RAM_ALIGN);
 }
 
@@ -361,7 +366,7 @@ int main(int argc, char **argv)
 	struct model *m = &model;
 	struct options o;
 	bool have_blocks = false, have_ivs = false, have_hub = false;
-	bool have_board = false;
+	bool have_board = false, have_nic = false;
 	int err, status = 1;
 	sigset_t set;
 
@@ -374,6 +379,9 @@ int main(int argc, char **argv)
 	/* Writes to a vanished peer must be errors, not deaths. */
 	signal(SIGPIPE, SIG_IGN);
 
+	/* Client of a running model's control socket (docs/hardware.md). */
+	if (argc == 4 && !strcmp(argv[1], "--control"))
+		return nic_control_client(argv[2], argv[3]);
 	if (parse_options(argc, argv, &o))
 		return EXIT_USAGE;
 	if (check_dir(o.dir))
@@ -410,6 +418,11 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 	have_blocks = true;
+	err = nic_init(&m->nic, &m->board, &m->blocks, &m->loop, o.dir);
+	if (err)
+		goto out;
+	have_nic = true;
+	m->blocks.mac = &m->nic.mac;
 	err = ivs_init(&m->ivs, &m->loop, o.dir, o.nodes, m->board.shm_fd,
 		       &ivs_cb, &m->blocks);
 	if (err)
@@ -427,12 +440,14 @@ int main(int argc, char **argv)
 
 	while (!m->stop) {
 		err = evloop_run_once(&m->loop,
-				      blocks_busy(&m->blocks) ? 0 : -1);
+				      blocks_busy(&m->blocks) ||
+				      nic_busy(&m->nic) ? 0 : -1);
 		if (err < 0) {
 			log_err("epoll_wait: %s", strerror(-err));
 			goto out;
 		}
 		blocks_round(&m->blocks);
+		nic_round(&m->nic);
 		mgmt_hub_reap(&m->hub);
 	}
 	status = 0;
@@ -443,6 +458,8 @@ out:
 		mgmt_hub_fini(&m->hub);
 	if (have_ivs)
 		ivs_fini(&m->ivs);
+	if (have_nic)
+		nic_fini(&m->nic);
 	if (have_blocks)
 		blocks_fini(&m->blocks);
 	if (have_board)

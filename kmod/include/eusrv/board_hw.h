@@ -91,6 +91,9 @@
 #define EUSRV_INFO_MAGIC_VALUE		0x56535545U	/* "EUSV" */
 #define EUSRV_INFO_VERSION_VALUE	1U
 #define EUSRV_BLOCK_MBOX		_BITUL(0)
+#define EUSRV_BLOCK_CDMA		_BITUL(1)	/* AXI CDMA, cdma_hw.h */
+#define EUSRV_BLOCK_DMA			_BITUL(2)	/* AXI DMA, axidma_hw.h */
+#define EUSRV_BLOCK_MAC			_BITUL(3)	/* shared MAC port, mac_hw.h */
 
 /* ---- Mailbox block (EUSRV_PAGE_MBOX) ----------------------------------- */
 

@@ -20,6 +20,7 @@
 
 /* Message types.  0 is never sent, so a zeroed FIFO slot is recognisable. */
 #define EUSRV_MSG_T_INVALID		0x0U
+#define EUSRV_MSG_T_CDMA_DIAG		0xcU	/* board diagnostics: CDMA copies */
 #define EUSRV_MSG_T_SEQ		0xdU	/* board diagnostics: flood */
 #define EUSRV_MSG_T_PING		0xeU	/* board diagnostics: ping */
 #define EUSRV_MSG_T_PONG		0xfU	/* board diagnostics: echo */

@@ -247,7 +247,13 @@ struct eusrv_sor_stats {
 	__u64 bad_user;			/* invalid ring values from user space */
 	__u64 peer_resets;		/* connections reset by a dead/silent peer */
 	__u64 notes;			/* fallbacks recorded */
-	__u64 reserved[8];
+	/*
+	 * Bit n: node n is up as far as this driver knows (present on the
+	 * board, answering keepalives).  This node's own bit is always set,
+	 * so a zero field means a driver that does not fill it in.
+	 */
+	__u64 nodes_up;
+	__u64 reserved[7];
 };
 
 #define EUSRV_SOR_IOC_MAGIC		0xe5

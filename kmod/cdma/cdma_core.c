@@ -1,0 +1,669 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eusrv CDMA driver: the node's Xilinx AXI CDMA (PG034) in scatter-gather
+ * mode as the sockets-over-RDMA data mover (docs/hardware.md, "The AXI
+ * CDMA block").
+ *
+ * One page holds a ring of 64 descriptors, linked in a circle once and for
+ * all; a transfer takes one descriptor per data extent and one per mailbox
+ * message, the message itself sitting in its descriptor's padding.
+ * Submitters are serialised by a mutex; they append at the head, move
+ * TAILDESC and reclaim completed transfers at the tail by reading the
+ * descriptors' Cmplt bits in order, so the success path needs no
+ * interrupt.  The threshold and delay interrupts only wake sleepers (no
+ * free descriptor, eusrv_cdma_sync()).  An error halts the engine; a work
+ * item then fails the oldest transfer in flight (the one the error belongs
+ * to: the engine works in order), resets the engine and restarts it at the
+ * next transfer, so the transfers queued behind the failed one still run.
+ */
+#include <linux/atomic.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+/* 32-bit builds: the 64-bit diagnostic counter is read in two halves. */
+#include <linux/io-64-nonatomic-lo-hi.h>
+#include <linux/iopoll.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/mod_devicetable.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/platform_device.h>
+#include <linux/property.h>
+#include <linux/rwsem.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <eusrv/board_hw.h>
+#include <eusrv/cdma.h>
+#include <eusrv/cdma_hw.h>
+#include <eusrv/mbox.h>
+#include <uapi/eusrv/cdma_diag.h>
+
+#include "cdma_chain.h"
+#include "cdma_internal.h"
+
+/* Coalescing: an interrupt per 16 descriptors or 100 us after going idle. */
+#define CDMA_IRQ_THRESHOLD	16U
+#define CDMA_IRQ_DELAY		100U
+#define CDMA_CR_RUN		(EUSRV_CDMA_CR_SGMODE | EUSRV_CDMA_CR_IRQEN_ALL | \
+				 (CDMA_IRQ_THRESHOLD << EUSRV_CDMA_CR_THRESH_SHIFT) | \
+				 (CDMA_IRQ_DELAY << EUSRV_CDMA_CR_DELAY_SHIFT))
+#define CDMA_RESET_TIMEOUT_US	200000U
+/* Sleepers look again this often, in case an interrupt was lost. */
+#define CDMA_WAIT_SLICE		msecs_to_jiffies(20)
+/* How long unbinding lets queued transfers finish. */
+#define CDMA_DRAIN_MS		2000U
+
+enum cdma_counter {
+	CDMA_XFERS,
+	CDMA_COMPLETED,
+	CDMA_FAILED,
+	CDMA_CANCELLED,
+	CDMA_RESTARTED,
+	CDMA_RESETS,
+	CDMA_RING_WAITS,
+	CDMA_IRQS,
+	CDMA_NR_COUNTERS
+};
+
+struct eusrv_cdma {
+	struct device *dev;
+	void __iomem *regs;
+	void __iomem *kick;		/* NULL on hardware without a kick */
+	u32 kick_val;
+	u32 node_id;
+	u32 nodes;
+	int irq;
+
+	/* Under eusrv_cdma_lock. */
+	struct cdma_chain chain;
+	bool dead;			/* being removed, or the reset failed */
+	u32 last_err_sr;
+	u64 last_err_desc;
+	/* Transfers to fail, collected under the lock, called without it. */
+	struct cdma_slot fail[CDMA_RING_SIZE];
+
+	u32 clr_seq;			/* SR_CLR_SEQ; the IRQ handler's */
+	struct work_struct err_work;
+	struct cdma_diag_bufs bufs;
+	bool have_bufs;
+	atomic64_t cnt[CDMA_NR_COUNTERS];
+};
+
+/* The bound engine, its ring and the submitters. */
+static DEFINE_MUTEX(eusrv_cdma_lock);
+static struct eusrv_cdma *eusrv_cdma_cur;
+/* Sleepers; global so that they outlive an unbind. */
+static DECLARE_WAIT_QUEUE_HEAD(eusrv_cdma_wq);
+static atomic_t eusrv_cdma_events = ATOMIC_INIT(0);
+/* failed() callbacks taken off the ring but not yet returned. */
+static atomic_t eusrv_cdma_cb_pending = ATOMIC_INIT(0);
+/* Held for reading while the diagnostics use the buffers. */
+static DECLARE_RWSEM(eusrv_cdma_bufs_sem);
+
+static void cdma_count(struct eusrv_cdma *cd, enum cdma_counter c, u64 n)
+{
+	atomic64_add(n, &cd->cnt[c]);
+}
+
+static void cdma_wake(void)
+{
+	atomic_inc(&eusrv_cdma_events);
+	wake_up_all(&eusrv_cdma_wq);
+}
+
+static void cdma_kick(struct eusrv_cdma *cd)
+{
+	if (cd->kick)
+		writel(cd->kick_val, cd->kick);
+}
+
+/* A descriptor pointer: MSB first, the low word (which acts) last. */
+static void cdma_write_ptr(struct eusrv_cdma *cd, u32 off, u64 ga)
+{
+	writel(upper_32_bits(ga), cd->regs + off + 4);
+	writel(lower_32_bits(ga), cd->regs + off);
+}
+
+static u64 cdma_read_ptr(struct eusrv_cdma *cd, u32 off)
+{
+	u32 lo = readl(cd->regs + off);
+
+	return (u64)readl(cd->regs + off + 4) << 32 | lo;
+}
+
+static int cdma_hw_reset(struct eusrv_cdma *cd)
+{
+	u32 cr;
+	int ret;
+
+	writel(EUSRV_CDMA_CR_RESET, cd->regs + EUSRV_CDMA_CR);
+	cdma_kick(cd);
+	ret = readl_poll_timeout(cd->regs + EUSRV_CDMA_CR, cr,
+				 !(cr & EUSRV_CDMA_CR_RESET), 20,
+				 CDMA_RESET_TIMEOUT_US);
+	if (ret)
+		dev_err(cd->dev, "engine reset did not complete (CDMACR %#x)\n", cr);
+	return ret;
+}
+
+/*
+ * After a reset: SG mode (the reset cleared it, so this is PG034's
+ * toggle), CURDESC at the oldest transfer still queued, TAILDESC at the
+ * newest if there is one.  Lock held.
+ */
+static void cdma_hw_start(struct eusrv_cdma *cd)
+{
+	struct cdma_chain *c = &cd->chain;
+
+	writel(CDMA_CR_RUN, cd->regs + EUSRV_CDMA_CR);
+	cdma_kick(cd);
+	cdma_write_ptr(cd, EUSRV_CDMA_CURDESC, cdma_desc_ga(c, c->tail));
+	if (c->head != c->tail) {
+		cdma_write_ptr(cd, EUSRV_CDMA_TAILDESC, cdma_desc_ga(c, c->head - 1));
+		cdma_kick(cd);
+	}
+}
+
+/* Free completed transfers; lock held. */
+static enum cdma_reclaim cdma_reclaim(struct eusrv_cdma *cd)
+{
+	unsigned int freed = 0;
+	enum cdma_reclaim r = cdma_chain_reclaim(&cd->chain, &freed);
+
+	if (freed)
+		cdma_count(cd, CDMA_COMPLETED, freed);
+	/* The error interrupt may be on its way; make sure it is handled. */
+	if (r == CDMA_RECLAIM_ERROR)
+		schedule_work(&cd->err_work);
+	return r;
+}
+
+/* Call the failed() callbacks collected in cd->fail[0..n-1]. */
+static void cdma_call_failed(struct eusrv_cdma *cd, unsigned int n, int err)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!cd->fail[i].failed)
+			continue;
+		cd->fail[i].failed(cd->fail[i].ctx, err);
+		atomic_dec(&eusrv_cdma_cb_pending);
+	}
+	if (n)
+		cdma_wake();
+}
+
+/* Take every queued transfer off the ring into cd->fail[FROM..]; lock held. */
+static unsigned int cdma_take_all_from(struct eusrv_cdma *cd, unsigned int from)
+{
+	unsigned int n = from;
+
+	while (n < CDMA_RING_SIZE && cdma_chain_pop(&cd->chain, &cd->fail[n])) {
+		if (cd->fail[n].failed)
+			atomic_inc(&eusrv_cdma_cb_pending);
+		n++;
+	}
+	return n - from;
+}
+
+static unsigned int cdma_queued(const struct cdma_chain *c)
+{
+	unsigned int n = 0;
+	u32 i;
+
+	for (i = c->tail; i != c->head; i++)
+		if (c->slot[cdma_slot_of(i)].nr)
+			n++;
+	return n;
+}
+
+static void cdma_err_work(struct work_struct *work)
+{
+	struct eusrv_cdma *cd = container_of(work, struct eusrv_cdma, err_work);
+	unsigned int nfail = 0;
+	enum cdma_reclaim r;
+	u32 sr;
+
+	mutex_lock(&eusrv_cdma_lock);
+	if (cd->dead)
+		goto unlock;
+	sr = readl(cd->regs + EUSRV_CDMA_SR);
+	r = cdma_chain_reclaim(&cd->chain, NULL);
+	if (!(sr & EUSRV_CDMA_SR_ERR_ALL) && r != CDMA_RECLAIM_ERROR)
+		goto unlock;	/* a stale request */
+	cd->last_err_sr = sr;
+	cd->last_err_desc = cdma_read_ptr(cd, EUSRV_CDMA_CURDESC);
+	/* The engine works in order: the error is the oldest transfer's. */
+	if (r != CDMA_RECLAIM_EMPTY && cdma_chain_pop(&cd->chain, &cd->fail[0])) {
+		if (cd->fail[0].failed)
+			atomic_inc(&eusrv_cdma_cb_pending);
+		nfail = 1;
+		cdma_count(cd, CDMA_FAILED, 1);
+	}
+	dev_warn_ratelimited(cd->dev, "engine error (CDMASR %#x, descriptor %#llx): %u transfer failed, restarting\n",
+			     sr, cd->last_err_desc, nfail);
+	if (cdma_hw_reset(cd)) {
+		unsigned int rest;
+
+		/* No engine to run the rest on. */
+		cd->dead = true;
+		rest = cdma_take_all_from(cd, nfail);
+		cdma_count(cd, CDMA_FAILED, rest);
+		nfail += rest;
+	} else {
+		cdma_count(cd, CDMA_RESETS, 1);
+		cdma_count(cd, CDMA_RESTARTED, cdma_queued(&cd->chain));
+		cdma_hw_start(cd);
+	}
+unlock:
+	mutex_unlock(&eusrv_cdma_lock);
+	cdma_call_failed(cd, nfail, -EIO);
+	cdma_wake();
+}
+
+static irqreturn_t cdma_irq(int irq, void *data)
+{
+	struct eusrv_cdma *cd = data;
+	u32 sr = readl(cd->regs + EUSRV_CDMA_SR);
+	u32 ack = sr & EUSRV_CDMA_SR_IRQ_ALL;
+
+	if (!ack)
+		return IRQ_NONE;
+	cdma_count(cd, CDMA_IRQS, 1);
+	/* Error bits 10:4 stay until the reset: the work item looks at them. */
+	if (cd->kick) {
+		writel(ack, cd->regs + EUSRV_CDMA_SR_CLR);
+		writel(++cd->clr_seq, cd->regs + EUSRV_CDMA_SR_CLR_SEQ);
+		cdma_kick(cd);
+	} else {
+		writel(ack, cd->regs + EUSRV_CDMA_SR);	/* write 1 to clear */
+	}
+	if (sr & EUSRV_CDMA_SR_ERR_IRQ)
+		schedule_work(&cd->err_work);
+	cdma_wake();
+	return IRQ_HANDLED;
+}
+
+/* Put checked transfer X (N descriptors) on the ring and start it; lock held. */
+static void cdma_queue(struct eusrv_cdma *cd, const struct eusrv_cdma_xfer *x,
+		       unsigned int n)
+{
+	u32 last = cdma_chain_fill(&cd->chain, x, n);
+
+	cdma_count(cd, CDMA_XFERS, 1);
+	/* A halted engine ignores TAILDESC; the error work restarts it. */
+	if (readl(cd->regs + EUSRV_CDMA_SR) & EUSRV_CDMA_SR_ERR_ALL)
+		return;
+	/* writel orders the descriptor stores before it. */
+	cdma_write_ptr(cd, EUSRV_CDMA_TAILDESC, cdma_desc_ga(&cd->chain, last));
+	cdma_kick(cd);
+}
+
+int eusrv_cdma_submit(const struct eusrv_cdma_xfer *x, long timeout)
+{
+	unsigned long deadline = jiffies + timeout;
+	bool waited = false;
+	struct eusrv_cdma *cd;
+	int ret, n, seen;
+	long left;
+
+	might_sleep();
+	if (!x || timeout < 0)
+		return -EINVAL;
+	for (;;) {
+		seen = atomic_read(&eusrv_cdma_events);
+		mutex_lock(&eusrv_cdma_lock);
+		cd = eusrv_cdma_cur;
+		if (!cd || cd->dead) {
+			ret = -ENODEV;
+			break;
+		}
+		n = cdma_xfer_check(x, cd->nodes);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		cdma_reclaim(cd);
+		if (cdma_chain_free(&cd->chain) >= (u32)n) {
+			cdma_queue(cd, x, n);
+			ret = 0;
+			break;
+		}
+		if (!waited)
+			cdma_count(cd, CDMA_RING_WAITS, 1);
+		waited = true;
+		mutex_unlock(&eusrv_cdma_lock);
+		left = (long)(deadline - jiffies);
+		if (left <= 0)
+			return -ETIMEDOUT;
+		wait_event_timeout(eusrv_cdma_wq,
+				   atomic_read(&eusrv_cdma_events) != seen,
+				   min(left, (long)CDMA_WAIT_SLICE));
+	}
+	mutex_unlock(&eusrv_cdma_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(eusrv_cdma_submit);
+
+void eusrv_cdma_sync(void *ctx)
+{
+	struct eusrv_cdma *cd;
+	bool busy;
+	int seen;
+
+	might_sleep();
+	for (;;) {
+		seen = atomic_read(&eusrv_cdma_events);
+		mutex_lock(&eusrv_cdma_lock);
+		cd = eusrv_cdma_cur;
+		busy = false;
+		if (cd) {
+			cdma_reclaim(cd);
+			busy = cdma_chain_has_ctx(&cd->chain, ctx);
+		}
+		mutex_unlock(&eusrv_cdma_lock);
+		if (!busy && !atomic_read(&eusrv_cdma_cb_pending))
+			return;
+		wait_event_timeout(eusrv_cdma_wq,
+				   atomic_read(&eusrv_cdma_events) != seen,
+				   CDMA_WAIT_SLICE);
+	}
+}
+EXPORT_SYMBOL_GPL(eusrv_cdma_sync);
+
+int eusrv_cdma_node_id(void)
+{
+	int ret;
+
+	mutex_lock(&eusrv_cdma_lock);
+	ret = eusrv_cdma_cur ? (int)eusrv_cdma_cur->node_id : -ENODEV;
+	mutex_unlock(&eusrv_cdma_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(eusrv_cdma_node_id);
+
+unsigned int eusrv_cdma_nodes(void)
+{
+	unsigned int n;
+
+	mutex_lock(&eusrv_cdma_lock);
+	n = eusrv_cdma_cur ? eusrv_cdma_cur->nodes : 0;
+	mutex_unlock(&eusrv_cdma_lock);
+	return n;
+}
+
+int eusrv_cdma_get_bufs(struct cdma_diag_bufs *b)
+{
+	int ret = -ENODEV;
+
+	down_read(&eusrv_cdma_bufs_sem);
+	mutex_lock(&eusrv_cdma_lock);
+	if (eusrv_cdma_cur && !eusrv_cdma_cur->dead && eusrv_cdma_cur->have_bufs) {
+		*b = eusrv_cdma_cur->bufs;
+		ret = 0;
+	}
+	mutex_unlock(&eusrv_cdma_lock);
+	if (ret)
+		up_read(&eusrv_cdma_bufs_sem);
+	return ret;
+}
+
+void eusrv_cdma_put_bufs(void)
+{
+	up_read(&eusrv_cdma_bufs_sem);
+}
+
+int eusrv_cdma_get_stats(struct eusrv_cdma_stats *st)
+{
+	struct eusrv_cdma *cd;
+
+	mutex_lock(&eusrv_cdma_lock);
+	cd = eusrv_cdma_cur;
+	if (!cd) {
+		mutex_unlock(&eusrv_cdma_lock);
+		return -ENODEV;
+	}
+	st->node_id = cd->node_id;
+	st->nodes = cd->nodes;
+	st->sr = readl(cd->regs + EUSRV_CDMA_SR);
+	if (cd->kick) {
+		/* The virtual board's counters; silicon has none. */
+		st->hw_bytes = lo_hi_readq(cd->regs + EUSRV_CDMA_BYTES);
+		st->hw_descs = readl(cd->regs + EUSRV_CDMA_DESC_CNT);
+		st->hw_msgs = readl(cd->regs + EUSRV_CDMA_MSG_CNT);
+		st->hw_errors = readl(cd->regs + EUSRV_CDMA_ERR_CNT);
+		st->hw_waits = readl(cd->regs + EUSRV_CDMA_WAIT_CNT);
+		st->hw_bad_cnt = readl(cd->regs + EUSRV_CDMA_BAD_CNT);
+		st->hw_bad_last = readl(cd->regs + EUSRV_CDMA_BAD_LAST);
+	}
+	st->last_err_sr = cd->last_err_sr;
+	st->last_err_desc = cd->last_err_desc;
+	st->xfers = atomic64_read(&cd->cnt[CDMA_XFERS]);
+	st->completed = atomic64_read(&cd->cnt[CDMA_COMPLETED]);
+	st->failed = atomic64_read(&cd->cnt[CDMA_FAILED]);
+	st->cancelled = atomic64_read(&cd->cnt[CDMA_CANCELLED]);
+	st->restarted = atomic64_read(&cd->cnt[CDMA_RESTARTED]);
+	st->resets = atomic64_read(&cd->cnt[CDMA_RESETS]);
+	st->ring_waits = atomic64_read(&cd->cnt[CDMA_RING_WAITS]);
+	st->irqs = atomic64_read(&cd->cnt[CDMA_IRQS]);
+	mutex_unlock(&eusrv_cdma_lock);
+	return 0;
+}
+
+void eusrv_cdma_reset_stats(void)
+{
+	unsigned int i;
+
+	mutex_lock(&eusrv_cdma_lock);
+	for (i = 0; eusrv_cdma_cur && i < CDMA_NR_COUNTERS; i++)
+		atomic64_set(&eusrv_cdma_cur->cnt[i], 0);
+	mutex_unlock(&eusrv_cdma_lock);
+}
+
+static int cdma_read_props(struct eusrv_cdma *cd)
+{
+	struct device *dev = cd->dev;
+	int id;
+
+	if (device_property_read_u32(dev, "eusrv,node-id", &cd->node_id)) {
+		/* A device tree may leave it to the mailbox. */
+		id = eusrv_mbox_node_id();
+		if (id < 0)
+			return dev_err_probe(dev, -EPROBE_DEFER,
+					     "no eusrv,node-id and no mailbox yet\n");
+		cd->node_id = id;
+	}
+	if (device_property_read_u32(dev, "eusrv,max-nodes", &cd->nodes))
+		cd->nodes = eusrv_mbox_nodes() ?: EUSRV_MAX_NODES;
+	if (cd->nodes > EUSRV_MAX_NODES || cd->node_id >= cd->nodes)
+		return dev_err_probe(dev, -EINVAL, "node %u of %u: impossible (max %u nodes)\n",
+				     cd->node_id, cd->nodes, EUSRV_MAX_NODES);
+	return 0;
+}
+
+/* The kick register, shared by all blocks: mapped, never claimed. */
+static int cdma_map_kick(struct platform_device *pdev, struct eusrv_cdma *cd)
+{
+	struct resource *res;
+
+	res = platform_get_resource_byname(pdev, IORESOURCE_MEM, "kick");
+	if (!res || device_property_read_u32(cd->dev, "eusrv,kick", &cd->kick_val))
+		return 0;	/* real hardware: register writes act by themselves */
+	if (resource_size(res) < sizeof(u32))
+		return dev_err_probe(cd->dev, -EINVAL, "kick register %pR too small\n", res);
+	cd->kick = devm_ioremap(cd->dev, res->start, resource_size(res));
+	if (!cd->kick)
+		return dev_err_probe(cd->dev, -ENOMEM, "cannot map kick register %pR\n", res);
+	return 0;
+}
+
+static void cdma_alloc_diag_bufs(struct eusrv_cdma *cd)
+{
+	dma_addr_t tx, rx;
+
+	cd->bufs.tx = dmam_alloc_coherent(cd->dev, CDMA_DIAG_TX_SIZE, &tx,
+					  GFP_KERNEL | __GFP_NOWARN);
+	cd->bufs.rx = dmam_alloc_coherent(cd->dev, CDMA_DIAG_RX_SIZE, &rx,
+					  GFP_KERNEL | __GFP_NOWARN);
+	if (!cd->bufs.tx || !cd->bufs.rx) {
+		dev_warn(cd->dev, "no memory for the diagnostic buffers: /dev/eusrv_cdma copies disabled\n");
+		return;
+	}
+	cd->bufs.tx_ga = EUSRV_GA(cd->node_id, tx);
+	cd->bufs.rx_ga = EUSRV_GA(cd->node_id, rx);
+	cd->have_bufs = true;
+}
+
+static int cdma_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	struct eusrv_cdma_desc *ring;
+	struct eusrv_cdma *cd;
+	dma_addr_t ring_dma;
+	int ret;
+
+	cd = devm_kzalloc(dev, sizeof(*cd), GFP_KERNEL);
+	if (!cd)
+		return -ENOMEM;
+	cd->dev = dev;
+	INIT_WORK(&cd->err_work, cdma_err_work);
+
+	ret = cdma_read_props(cd);
+	if (ret)
+		return ret;
+	cd->regs = devm_platform_ioremap_resource(pdev, 0);
+	if (IS_ERR(cd->regs))
+		return dev_err_probe(dev, PTR_ERR(cd->regs), "cannot map the registers\n");
+	ret = cdma_map_kick(pdev, cd);
+	if (ret)
+		return ret;
+	if (cd->kick && readl(cd->regs + EUSRV_CDMA_ID) != EUSRV_CDMA_ID_VALUE)
+		return dev_err_probe(dev, -ENODEV, "not a CDMA block (id %#x)\n",
+				     readl(cd->regs + EUSRV_CDMA_ID));
+	cd->irq = platform_get_irq(pdev, 0);
+	if (cd->irq < 0)
+		return cd->irq;
+	/* Node-local addresses are 40 bits wide (bits 47:40: the node). */
+	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(EUSRV_GA_NODE_SHIFT));
+	if (ret)
+		return dev_err_probe(dev, ret, "no usable DMA mask\n");
+	ring = dmam_alloc_coherent(dev, CDMA_RING_BYTES, &ring_dma, GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	if (ring_dma & (EUSRV_CDMA_DESC_ALIGN - 1))
+		return dev_err_probe(dev, -EINVAL, "descriptor ring at %pad not aligned\n",
+				     &ring_dma);
+	cdma_chain_init(&cd->chain, ring, EUSRV_GA(cd->node_id, ring_dma));
+	cdma_alloc_diag_bufs(cd);
+	if (cd->kick)
+		cd->clr_seq = readl(cd->regs + EUSRV_CDMA_SR_CLR_SEQ);
+
+	ret = cdma_hw_reset(cd);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot reset the engine\n");
+	ret = devm_request_irq(dev, cd->irq, cdma_irq, 0, dev_name(dev), cd);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot get IRQ %d\n", cd->irq);
+
+	mutex_lock(&eusrv_cdma_lock);
+	if (eusrv_cdma_cur) {
+		ret = dev_err_probe(dev, -EBUSY, "a node has one CDMA engine, and one is bound\n");
+	} else {
+		cdma_hw_start(cd);
+		platform_set_drvdata(pdev, cd);
+		eusrv_cdma_cur = cd;
+	}
+	mutex_unlock(&eusrv_cdma_lock);
+	if (ret)
+		return ret;
+	dev_info(dev, "node %u of %u, %u descriptors, %s\n", cd->node_id, cd->nodes,
+		 CDMA_RING_SIZE, cd->have_bufs ? "diagnostics on" : "no diagnostics");
+	return 0;
+}
+
+static bool cdma_idle(struct eusrv_cdma *cd)
+{
+	bool idle;
+
+	mutex_lock(&eusrv_cdma_lock);
+	idle = cdma_chain_reclaim(&cd->chain, NULL) != CDMA_RECLAIM_BUSY;
+	mutex_unlock(&eusrv_cdma_lock);
+	return idle;
+}
+
+static int cdma_remove(struct platform_device *pdev)
+{
+	struct eusrv_cdma *cd = platform_get_drvdata(pdev);
+	unsigned int n;
+
+	/* The diagnostics are done with the buffers... */
+	down_write(&eusrv_cdma_bufs_sem);
+	mutex_lock(&eusrv_cdma_lock);
+	cd->dead = true;		/* ...and nothing new is queued. */
+	mutex_unlock(&eusrv_cdma_lock);
+	cancel_work_sync(&cd->err_work);
+	/* Queued transfers get a chance to finish. */
+	for (n = 0; n < CDMA_DRAIN_MS / 20 && !cdma_idle(cd); n++)
+		msleep(20);
+
+	mutex_lock(&eusrv_cdma_lock);
+	/* Stop the engine before its ring and buffers are freed. */
+	cdma_hw_reset(cd);
+	devm_free_irq(cd->dev, cd->irq, cd);
+	n = cdma_take_all_from(cd, 0);
+	cdma_count(cd, CDMA_CANCELLED, n);
+	eusrv_cdma_cur = NULL;
+	mutex_unlock(&eusrv_cdma_lock);
+	cancel_work_sync(&cd->err_work);
+	up_write(&eusrv_cdma_bufs_sem);
+	cdma_call_failed(cd, n, -ENODEV);
+	cdma_wake();
+	return 0;
+}
+
+static const struct of_device_id cdma_of_match[] = {
+	{ .compatible = "xlnx,axi-cdma-1.00.a" },
+	{ }
+};
+MODULE_DEVICE_TABLE(of, cdma_of_match);
+
+static const struct platform_device_id cdma_ids[] = {
+	{ .name = "eusrv-cdma" },
+	{ }
+};
+MODULE_DEVICE_TABLE(platform, cdma_ids);
+
+static struct platform_driver cdma_driver = {
+	.driver = {
+		.name = "eusrv-cdma",
+		.of_match_table = cdma_of_match,
+	},
+	.id_table = cdma_ids,
+	.probe = cdma_probe,
+	.remove = cdma_remove,
+};
+
+static int __init eusrv_cdma_init(void)
+{
+	int ret = eusrv_cdma_diag_init();
+
+	if (ret)
+		return ret;
+	ret = platform_driver_register(&cdma_driver);
+	if (ret)
+		eusrv_cdma_diag_exit();
+	return ret;
+}
+module_init(eusrv_cdma_init);
+
+static void __exit eusrv_cdma_exit(void)
+{
+	platform_driver_unregister(&cdma_driver);
+	eusrv_cdma_diag_exit();
+}
+module_exit(eusrv_cdma_exit);
+
+MODULE_DESCRIPTION("EUROSERVER node AXI CDMA engine");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * In-kernel API of the node's AXI CDMA engine (eusrv_cdma.ko): transfers of
+ * one or two data extents between global addresses, followed by up to two
+ * 8-byte mailbox messages that the engine writes itself once the data has
+ * landed (EUROSERVER D4.2 section 3.3: the local and remote notifications
+ * of an RDMA write).
+ *
+ * A node has one engine; the API addresses "the" engine.  Transfers run in
+ * submission order.  A transfer either completes (its messages are
+ * delivered and nothing is called) or its failed() callback runs once.
+ */
+#ifndef EUSRV_CDMA_H
+#define EUSRV_CDMA_H
+
+#include <linux/types.h>
+#include <eusrv/cdma_hw.h>
+
+struct eusrv_cdma_xfer {
+	unsigned int nr_ext;			/* 0, 1 or 2 data extents */
+	struct {
+		u64 src;			/* global addresses */
+		u64 dst;
+		u32 len;			/* 1..EUSRV_CDMA_MAX_LEN */
+	} ext[2];
+	unsigned int nr_msg;			/* 0, 1 or 2 mailbox messages */
+	struct {
+		unsigned int node;		/* destination node (may be self) */
+		u64 msg;
+	} msg[2];				/* written in this order, after the data */
+	/* Called at most once, from process context, if the transfer did not complete. */
+	void (*failed)(void *ctx, int err);
+	void *ctx;
+};
+
+/*
+ * Queue a transfer: copies *x; may sleep up to TIMEOUT jiffies for free
+ * descriptors.  0, -EINVAL (bad extent/message), -ETIMEDOUT, -ENODEV (no
+ * engine/being removed), -EIO.  Process context.  A transfer needs at
+ * least one extent or message; extents must lie in RAM (node-local
+ * address + length at most EUSRV_GA_BLOCKS) of a node of the board;
+ * messages must not be of type 0.  failed() gets -EIO (the engine
+ * reported an error for the transfer) or -ENODEV (the engine went away
+ * with the transfer queued); it must not call eusrv_cdma_sync().
+ */
+int eusrv_cdma_submit(const struct eusrv_cdma_xfer *x, long timeout);
+/* Wait until no transfer with this ctx is in flight; no callback for ctx runs after it returns. */
+void eusrv_cdma_sync(void *ctx);
+/* This node's number, or -ENODEV while no engine is bound. */
+int eusrv_cdma_node_id(void);
+
+#endif /* EUSRV_CDMA_H */

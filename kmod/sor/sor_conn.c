@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eusrv_sor connection objects: the id table, references, ring memory,
+ * the per-connection work item and timer, aborting and retiring.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/jiffies.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include <eusrv/cdma.h>
+#include <eusrv/mbox.h>
+
+#include "sor_ids.h"
+#include "sor_internal.h"
+
+static DEFINE_SPINLOCK(sor_tbl_lock);
+static struct sor_ids sor_ids;
+static struct sor_conn *sor_tbl[SOR_IDS_MAX];
+static bool sor_dying;
+
+static_assert(SOR_IDS_MAX == EUSRV_SOR_MAX_CONNS);
+static_assert(SOR_IDS_MAX == EUSRV_SOR_NO_ID);
+
+int sor_node(void)
+{
+	return eusrv_mbox_node_id();
+}
+
+u64 sor_conn_ring_phys(void *p)
+{
+	return (u64)virt_to_phys(p);
+}
+
+static void sor_conn_free_rings(struct sor_conn *c)
+{
+	if (c->snd_data)
+		free_pages_exact(c->snd_data, c->snd_size);
+	if (c->rcv_data)
+		free_pages_exact(c->rcv_data, c->rcv_size);
+	free_page((unsigned long)c->snd_hdr);
+	free_page((unsigned long)c->rcv_hdr);
+}
+
+/* Last reference: any context (the dummy socket went in process context). */
+static void sor_conn_release(struct kref *ref)
+{
+	struct sor_conn *c = container_of(ref, struct sor_conn, ref);
+
+	sor_conn_free_rings(c);
+	kfree(c);
+}
+
+void sor_conn_put(struct sor_conn *c)
+{
+	kref_put(&c->ref, sor_conn_release);
+}
+
+struct sor_conn *sor_conn_get(unsigned int id)
+{
+	struct sor_conn *c = NULL;
+	unsigned long flags;
+
+	if (id >= SOR_IDS_MAX)
+		return NULL;
+	spin_lock_irqsave(&sor_tbl_lock, flags);
+	c = sor_tbl[id];
+	if (c)
+		kref_get(&c->ref);
+	spin_unlock_irqrestore(&sor_tbl_lock, flags);
+	return c;
+}
+
+unsigned int sor_conn_count(void)
+{
+	unsigned long flags;
+	unsigned int n;
+
+	spin_lock_irqsave(&sor_tbl_lock, flags);
+	n = sor_ids.count;
+	spin_unlock_irqrestore(&sor_tbl_lock, flags);
+	return n;
+}
+
+/* FN on every connection, under the table lock (FN must not sleep). */
+void sor_conn_for_each(void (*fn)(struct sor_conn *c, void *arg), void *arg)
+{
+	unsigned long flags;
+	unsigned int id;
+
+	spin_lock_irqsave(&sor_tbl_lock, flags);
+	for (id = 0; id < SOR_IDS_MAX; id++)
+		if (sor_tbl[id])
+			fn(sor_tbl[id], arg);
+	spin_unlock_irqrestore(&sor_tbl_lock, flags);
+}
+
+void sor_conn_kick(struct sor_conn *c, enum sor_todo what)
+{
+	set_bit(what, &c->todo);
+	if (READ_ONCE(sor_dying))
+		return;
+	/* The queued work holds a reference; the caller holds one too. */
+	kref_get(&c->ref);
+	if (!queue_work(sor_wq, &c->work))
+		sor_conn_put(c);
+}
+
+void sor_conn_kick_locked(struct sor_conn *c, enum sor_todo what)
+{
+	lockdep_assert_held(&c->lock);
+	sor_conn_kick(c, what);
+}
+
+/* (Re)arm the connection's one timer; an armed timer holds a reference. */
+void sor_conn_arm_locked(struct sor_conn *c, unsigned int ms)
+{
+	lockdep_assert_held(&c->lock);
+	if (READ_ONCE(sor_dying))
+		return;
+	kref_get(&c->ref);
+	if (mod_timer(&c->timer, jiffies + msecs_to_jiffies(ms)))
+		sor_conn_put(c);	/* it was armed: it has its reference */
+}
+
+static void sor_conn_disarm_locked(struct sor_conn *c)
+{
+	if (del_timer(&c->timer))
+		sor_conn_put(c);
+}
+
+static void sor_conn_timer_fn(struct timer_list *t)
+{
+	struct sor_conn *c = from_timer(c, t, timer);
+
+	sor_conn_kick(c, SOR_DO_TIMER);
+	sor_conn_put(c);
+}
+
+/* The ring flags user space sees, from the state (c->lock held). */
+void sor_conn_flags_locked(struct sor_conn *c)
+{
+	u32 snd = 0, rcv = 0;
+
+	if (c->state == EUSRV_SOR_ST_RESET || c->state == SOR_ST_QUARANTINE) {
+		snd |= EUSRV_SOR_RF_ERROR;
+		rcv |= EUSRV_SOR_RF_ERROR;
+	}
+	if (c->shut_wr || c->state == EUSRV_SOR_ST_CLOSING ||
+	    c->state == EUSRV_SOR_ST_NACK_WAIT)
+		snd |= EUSRV_SOR_RF_SHUT;
+	if (c->state == EUSRV_SOR_ST_PEER_CLOSED)
+		snd |= EUSRV_SOR_RF_PEER_CLOSED;
+	if (c->eof)
+		rcv |= EUSRV_SOR_RF_EOF;
+	if (c->snd_hdr) {
+		/* Pairs with user space's acquire load of flags. */
+		smp_store_release(&c->snd_hdr->flags, snd);
+	}
+	if (c->rcv_hdr) {
+		/* Pairs with user space's acquire load of flags. */
+		smp_store_release(&c->rcv_hdr->flags, rcv);
+	}
+}
+
+void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
+{
+	lockdep_assert_held(&c->lock);
+	c->state = state;
+	if (err)
+		c->so_error = err;
+	if (state == EUSRV_SOR_ST_PEER_CLOSED) {
+		/* The peer sent all it will: what arrived is the end. */
+		c->eof = true;
+		c->peer_want = false;
+	}
+	if (state == EUSRV_SOR_ST_RESET) {
+		c->peer_want = false;
+		c->rd_pending = false;
+		if (c->rcv_hdr)
+			WRITE_ONCE(c->rcv_hdr->want, 0);
+		if (c->snd_hdr)
+			WRITE_ONCE(c->snd_hdr->want, 0);
+	}
+	sor_conn_flags_locked(c);
+	wake_up_all(&c->wq);
+}
+
+/*
+ * The connection fails here: calls in progress get ERR, and unless REASON
+ * is 0 the peer is told with a NACK request carrying REASON.
+ */
+void sor_conn_abort_locked(struct sor_conn *c, int err, unsigned int reason)
+{
+	unsigned int old = c->state;
+
+	lockdep_assert_held(&c->lock);
+	if (old == EUSRV_SOR_ST_RESET || old == SOR_ST_QUARANTINE)
+		return;
+	sor_conn_set_state_locked(c, sor_st_on_abort(old), err);
+	if (reason && c->peer_id != EUSRV_SOR_NO_ID && !c->nack_pending)
+		sor_nack_start_locked(c, reason);
+	sor_conn_kick_locked(c, SOR_DO_RETIRE);
+}
+
+bool sor_conn_may_retire_locked(struct sor_conn *c)
+{
+	return c->released && !c->nack_pending && !c->busy && !c->reply_owed &&
+	       c->state != SOR_ST_QUARANTINE &&
+	       c->state != EUSRV_SOR_ST_CONNECTING;
+}
+
+/* Take C out of the table; process context, C referenced by the caller. */
+static void sor_conn_unlink(struct sor_conn *c)
+{
+	unsigned long flags;
+	bool was;
+
+	spin_lock_irqsave(&c->lock, flags);
+	sor_conn_disarm_locked(c);
+	spin_unlock_irqrestore(&c->lock, flags);
+
+	spin_lock_irqsave(&sor_tbl_lock, flags);
+	was = c->in_table;
+	if (was) {
+		sor_tbl[c->id] = NULL;
+		sor_ids_free(&sor_ids, c->id);
+		c->in_table = false;
+	}
+	spin_unlock_irqrestore(&sor_tbl_lock, flags);
+	if (!was)
+		return;
+	sor_setup_drop_dummy(c);
+	/* No transfer or failure callback for C runs after this. */
+	eusrv_cdma_sync(c);
+	sor_conn_put(c);	/* the table's reference */
+}
+
+static void sor_conn_try_retire(struct sor_conn *c)
+{
+	unsigned long flags;
+	bool go;
+
+	spin_lock_irqsave(&c->lock, flags);
+	go = c->in_table && sor_conn_may_retire_locked(c);
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (go)
+		sor_conn_unlink(c);
+}
+
+static void sor_conn_timeout(struct sor_conn *c)
+{
+	unsigned long flags;
+	bool retire = false;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->nack_pending) {
+		spin_unlock_irqrestore(&c->lock, flags);
+		sor_nack_timer(c);
+		return;
+	}
+	switch (c->state) {
+	case SOR_ST_QUARANTINE:
+		/* Long enough for any late reply: the id may go. */
+		c->state = EUSRV_SOR_ST_RESET;
+		retire = true;
+		break;
+	case EUSRV_SOR_ST_CLOSING:
+		if (time_after(jiffies, c->progress +
+			       msecs_to_jiffies(SOR_LINGER_MS)))
+			sor_conn_abort_locked(c, ETIMEDOUT, ECONNRESET);
+		else
+			sor_conn_arm_locked(c, SOR_LINGER_MS);
+		break;
+	default:
+		spin_unlock_irqrestore(&c->lock, flags);
+		sor_setup_timer(c);
+		return;
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (retire)
+		sor_conn_try_retire(c);
+}
+
+static void sor_conn_work(struct work_struct *w)
+{
+	struct sor_conn *c = container_of(w, struct sor_conn, work);
+	unsigned long todo = xchg(&c->todo, 0);
+
+	if (todo & BIT(SOR_DO_TIMER))
+		sor_conn_timeout(c);
+	if (todo & BIT(SOR_DO_REPLY))
+		sor_nack_reply(c);
+	if (todo & BIT(SOR_DO_NACK))
+		sor_nack_send(c);
+	if (todo & BIT(SOR_DO_RDREQ))
+		sor_data_rdreq(c);
+	if (todo & BIT(SOR_DO_XFER))
+		sor_data_xfer(c);
+	if (todo & BIT(SOR_DO_FIN))
+		sor_data_fin(c);
+	if (todo & BIT(SOR_DO_RETIRE))
+		sor_conn_try_retire(c);
+	sor_conn_put(c);	/* the queued work's reference */
+}
+
+/* A new connection with an id, in the table; process context. */
+struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
+{
+	struct sor_conn *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	unsigned long flags;
+	int id;
+
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&c->ref);	/* the table's */
+	spin_lock_init(&c->lock);
+	init_waitqueue_head(&c->wq);
+	init_waitqueue_head(&c->lock_wq[EUSRV_SOR_LOCK_SEND]);
+	init_waitqueue_head(&c->lock_wq[EUSRV_SOR_LOCK_RECV]);
+	INIT_WORK(&c->work, sor_conn_work);
+	timer_setup(&c->timer, sor_conn_timer_fn, 0);
+	INIT_LIST_HEAD(&c->accept_link);
+	c->peer_node = peer_node;
+	c->peer_id = EUSRV_SOR_NO_ID;
+	c->client = client;
+	c->state = client ? EUSRV_SOR_ST_CONNECTING : EUSRV_SOR_ST_ACCEPTING;
+	c->pid = task_tgid_nr(current);
+	c->born = jiffies;
+
+	spin_lock_irqsave(&sor_tbl_lock, flags);
+	id = sor_dying ? -ENODEV : sor_ids_alloc(&sor_ids);
+	if (id >= 0) {
+		c->id = id;
+		c->in_table = true;
+		sor_tbl[id] = c;
+	}
+	spin_unlock_irqrestore(&sor_tbl_lock, flags);
+	if (id < 0) {
+		kfree(c);
+		return ERR_PTR(id == -EAGAIN ? -ENOBUFS : id);
+	}
+	sor_ka_heard(peer_node);	/* keepalives start from now */
+	return c;
+}
+
+static struct eusrv_sor_ring_hdr *sor_conn_hdr(u32 size)
+{
+	struct eusrv_sor_ring_hdr *h = (void *)get_zeroed_page(GFP_KERNEL);
+
+	if (h)
+		h->size = size;
+	return h;
+}
+
+static void *sor_conn_data(u32 size)
+{
+	void *p = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+
+	if (p && !eusrv_sor_addr_encodable(sor_conn_ring_phys(p))) {
+		free_pages_exact(p, size);
+		p = NULL;
+	}
+	return p;
+}
+
+/* Allocate the rings of the sizes in snd_shift/rcv_shift; process context. */
+int sor_conn_alloc_rings(struct sor_conn *c)
+{
+	u32 snd = 1U << c->snd_shift, rcv = 1U << c->rcv_shift;
+
+	c->snd_hdr = sor_conn_hdr(snd);
+	c->rcv_hdr = sor_conn_hdr(rcv);
+	c->snd_data = sor_conn_data(snd);
+	if (c->snd_data)
+		c->snd_size = snd;
+	c->rcv_data = sor_conn_data(rcv);
+	if (c->rcv_data)
+		c->rcv_size = rcv;
+	if (!c->snd_hdr || !c->rcv_hdr || !c->snd_data || !c->rcv_data)
+		return -ENOMEM;	/* freed with the connection */
+	return 0;
+}
+
+struct sor_reset_arg {
+	unsigned int node;
+	int err;
+};
+
+static void sor_conn_reset_one(struct sor_conn *c, void *p)
+{
+	struct sor_reset_arg *a = p;
+
+	if (c->peer_node != a->node)
+		return;
+	spin_lock(&c->lock);
+	if (c->state != EUSRV_SOR_ST_RESET && c->state != SOR_ST_QUARANTINE &&
+	    c->state != EUSRV_SOR_ST_NACK_WAIT)
+		sor_count(SOR_S_PEER_RESETS);
+	/* Nobody will answer: no handshake, nothing owed. */
+	c->nack_pending = false;
+	c->reply_owed = false;
+	if (c->state == EUSRV_SOR_ST_NACK_WAIT)
+		c->state = EUSRV_SOR_ST_RESET;
+	sor_conn_abort_locked(c, a->err, 0);
+	sor_conn_kick_locked(c, SOR_DO_RETIRE);
+	spin_unlock(&c->lock);
+}
+
+/* Node NODE is gone or silent: every connection with it fails with ERR. */
+void sor_conn_reset_node(unsigned int node, int err)
+{
+	struct sor_reset_arg a = { .node = node, .err = err };
+
+	sor_conn_for_each(sor_conn_reset_one, &a);
+}
+
+/* Module exit: no files (they pin the module), no handlers any more. */
+void sor_conn_exit(void)
+{
+	unsigned long flags;
+	struct sor_conn *c;
+	unsigned int id;
+
+	spin_lock_irqsave(&sor_tbl_lock, flags);
+	sor_dying = true;
+	spin_unlock_irqrestore(&sor_tbl_lock, flags);
+	flush_workqueue(sor_wq);
+
+	for (id = 0; id < SOR_IDS_MAX; id++) {
+		c = sor_conn_get(id);
+		if (!c)
+			continue;
+		if (del_timer_sync(&c->timer))
+			sor_conn_put(c);
+		if (cancel_work_sync(&c->work))
+			sor_conn_put(c);
+		eusrv_cdma_sync(c);
+		spin_lock_irqsave(&c->lock, flags);
+		if (c->busy) {
+			c->busy = false;
+			spin_unlock_irqrestore(&c->lock, flags);
+			sor_conn_put(c);	/* the transfer's reference */
+		} else {
+			spin_unlock_irqrestore(&c->lock, flags);
+		}
+		sor_conn_unlink(c);
+		sor_conn_put(c);
+	}
+}

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eusrv_sor connection files: one anonymous-inode file per connection,
+ * which user space puts in place of the socket's descriptor.  mmap of the
+ * rings, read/write as a correct slow path, poll, and the connection
+ * ioctls of uapi/eusrv/sor.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/anon_inodes.h>
+#include <linux/fcntl.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/sockios.h>
+#include <linux/uaccess.h>
+#include <asm/ioctls.h>
+
+#include "sor_internal.h"
+
+/* The mapping's parts (uapi/eusrv/sor.h). */
+static u64 sor_map_snd_data(const struct sor_conn *c)
+{
+	return PAGE_SIZE;
+}
+
+static u64 sor_map_rcv_hdr(const struct sor_conn *c)
+{
+	return PAGE_SIZE + (u64)c->snd_size;
+}
+
+static u64 sor_map_rcv_data(const struct sor_conn *c)
+{
+	return sor_map_rcv_hdr(c) + PAGE_SIZE;
+}
+
+static u64 sor_map_len(const struct sor_conn *c)
+{
+	return sor_map_rcv_data(c) + c->rcv_size;
+}
+
+/* What WAIT and poll see: EUSRV_SOR_W_* that hold now. */
+static u32 sor_file_events(struct sor_conn *c)
+{
+	unsigned int st = READ_ONCE(c->state);
+	u32 ev = 0, head, tail;
+
+	head = READ_ONCE(c->rcv_hdr->head);
+	if (READ_ONCE(c->rcv_tail) != head || READ_ONCE(c->eof) ||
+	    READ_ONCE(c->shut_rd) || st == EUSRV_SOR_ST_RESET)
+		ev |= EUSRV_SOR_W_RECV;
+	tail = READ_ONCE(c->snd_hdr->tail);
+	if (tail - READ_ONCE(c->snd_head) < c->snd_size ||
+	    st != EUSRV_SOR_ST_ESTABLISHED || READ_ONCE(c->shut_wr))
+		ev |= EUSRV_SOR_W_SEND;
+	return ev;
+}
+
+static int sor_file_release(struct inode *inode, struct file *file)
+{
+	struct sor_conn *c = file->private_data;
+
+	sor_nack_release(c);
+	wake_up_all(&c->lock_wq[EUSRV_SOR_LOCK_SEND]);
+	wake_up_all(&c->lock_wq[EUSRV_SOR_LOCK_RECV]);
+	sor_conn_put(c);	/* the file's */
+	return 0;
+}
+
+static struct page *sor_map_page(struct sor_conn *c, u64 off)
+{
+	if (off < PAGE_SIZE)
+		return virt_to_page(c->snd_hdr);
+	if (off < sor_map_rcv_hdr(c))
+		return virt_to_page(c->snd_data + (off - sor_map_snd_data(c)));
+	if (off < sor_map_rcv_data(c))
+		return virt_to_page(c->rcv_hdr);
+	return virt_to_page(c->rcv_data + (off - sor_map_rcv_data(c)));
+}
+
+static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct sor_conn *c = file->private_data;
+	unsigned long len = vma->vm_end - vma->vm_start, off;
+	int ret;
+
+	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
+		return -EINVAL;
+	if (vma->vm_pgoff || len > sor_map_len(c))
+		return -EINVAL;
+	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		ret = vm_insert_page(vma, vma->vm_start + off, sor_map_page(c, off));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Copy N bytes at position POS of a ring to or from user memory. */
+static int sor_copy_ring(void *ring, u32 size, u32 pos, void __user *ubuf,
+			 u32 n, bool to_user)
+{
+	struct sor_extent ext[2];
+	unsigned int i, nr = sor_ring_split(pos, n, size, ext);
+	u32 done = 0;
+
+	for (i = 0; i < nr; i++) {
+		void *k = ring + ext[i].off;
+		void __user *u = ubuf + done;
+		unsigned long left = to_user ?
+			copy_to_user(u, k, ext[i].len) :
+			copy_from_user(k, u, ext[i].len);
+
+		if (left)
+			return -EFAULT;
+		done += ext[i].len;
+	}
+	return 0;
+}
+
+static bool sor_readable(struct sor_conn *c)
+{
+	return sor_file_events(c) & EUSRV_SOR_W_RECV;
+}
+
+static bool sor_writable(struct sor_conn *c)
+{
+	return sor_file_events(c) & EUSRV_SOR_W_SEND;
+}
+
+static ssize_t sor_file_read(struct file *file, char __user *buf, size_t count,
+			     loff_t *ppos)
+{
+	struct sor_conn *c = file->private_data;
+	unsigned long flags;
+	u32 head, avail, n;
+	int ret, err;
+
+	if (!count)
+		return 0;
+	for (;;) {
+		spin_lock_irqsave(&c->lock, flags);
+		if (!sor_data_check_head_locked(c, &head)) {
+			spin_unlock_irqrestore(&c->lock, flags);
+			return -EINVAL;
+		}
+		avail = c->rcv_tail - head;
+		if (avail)
+			break;
+		err = c->so_error;
+		if (c->state == EUSRV_SOR_ST_RESET) {
+			c->so_error = 0;
+			spin_unlock_irqrestore(&c->lock, flags);
+			return err ? -err : 0;
+		}
+		if (c->eof || c->shut_rd) {
+			spin_unlock_irqrestore(&c->lock, flags);
+			return 0;
+		}
+		spin_unlock_irqrestore(&c->lock, flags);
+		ret = sor_data_request(c);
+		if (ret)
+			return ret;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		if (wait_event_interruptible(c->wq, sor_readable(c)))
+			return -ERESTARTSYS;
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+
+	n = (u32)min_t(size_t, avail, count);
+	if (sor_copy_ring(c->rcv_data, c->rcv_size, head, buf, n, true))
+		return -EFAULT;
+	spin_lock_irqsave(&c->lock, flags);
+	/* Only if no one else consumed meanwhile (they hold the user lock). */
+	if (c->rcv_seen == head) {
+		c->rcv_seen = head + n;
+		/* The copy is done before the room is given back. */
+		smp_store_release(&c->rcv_hdr->head, head + n);
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	return n;
+}
+
+/* Write up to COUNT bytes into the send ring: bytes written, or an error. */
+static ssize_t sor_write_some(struct sor_conn *c, const char __user *buf,
+			      size_t count, bool nonblock)
+{
+	unsigned long flags;
+	u32 tail, space, n;
+	int err;
+
+	for (;;) {
+		spin_lock_irqsave(&c->lock, flags);
+		if (c->state == EUSRV_SOR_ST_RESET) {
+			err = c->so_error ? c->so_error : ECONNRESET;
+			c->so_error = 0;
+			spin_unlock_irqrestore(&c->lock, flags);
+			return -err;
+		}
+		if (c->state != EUSRV_SOR_ST_ESTABLISHED || c->shut_wr) {
+			spin_unlock_irqrestore(&c->lock, flags);
+			return -EPIPE;
+		}
+		if (!sor_data_check_tail_locked(c, &tail)) {
+			spin_unlock_irqrestore(&c->lock, flags);
+			return -EINVAL;
+		}
+		space = c->snd_size - (tail - c->snd_head);
+		spin_unlock_irqrestore(&c->lock, flags);
+		if (space)
+			break;
+		if (nonblock)
+			return -EAGAIN;
+		if (wait_event_interruptible(c->wq, sor_writable(c)))
+			return -ERESTARTSYS;
+	}
+	n = (u32)min_t(size_t, space, count);
+	if (sor_copy_ring(c->snd_data, c->snd_size, tail, (void __user *)buf, n,
+			  false))
+		return -EFAULT;
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->snd_seen == tail) {
+		/* The data is in the ring before the tail says so. */
+		smp_store_release(&c->snd_hdr->tail, tail + n);
+		if (c->peer_want)
+			sor_data_try_xfer_locked(c);
+	} else {
+		n = 0;	/* user space wrote meanwhile: ours is overwritten */
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	return n;
+}
+
+static ssize_t sor_file_write(struct file *file, const char __user *buf,
+			      size_t count, loff_t *ppos)
+{
+	struct sor_conn *c = file->private_data;
+	bool nonblock = file->f_flags & O_NONBLOCK;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < count) {
+		n = sor_write_some(c, buf + done, count - done, nonblock);
+		if (n < 0) {
+			if (n == -EPIPE && !done)
+				send_sig(SIGPIPE, current, 0);
+			return done ? (ssize_t)done : n;
+		}
+		done += n;
+	}
+	return done;
+}
+
+static __poll_t sor_file_poll(struct file *file, poll_table *wait)
+{
+	struct sor_conn *c = file->private_data;
+	__poll_t mask = 0;
+	u32 ev;
+
+	poll_wait(file, &c->wq, wait);
+	ev = sor_file_events(c);
+	/* Asking for input starts a read request, as WAIT does. */
+	if (!(ev & EUSRV_SOR_W_RECV) &&
+	    (poll_requested_events(wait) & (EPOLLIN | EPOLLRDNORM))) {
+		sor_data_request(c);
+		ev = sor_file_events(c);
+	}
+	if (ev & EUSRV_SOR_W_RECV)
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (ev & EUSRV_SOR_W_SEND)
+		mask |= EPOLLOUT | EPOLLWRNORM;
+	if (READ_ONCE(c->eof))
+		mask |= EPOLLRDHUP;
+	switch (READ_ONCE(c->state)) {
+	case EUSRV_SOR_ST_RESET:
+		mask |= EPOLLERR | EPOLLHUP;
+		break;
+	case EUSRV_SOR_ST_PEER_CLOSED:
+		if (READ_ONCE(c->shut_wr))
+			mask |= EPOLLHUP;
+		break;
+	default:
+		if (READ_ONCE(c->eof) && READ_ONCE(c->shut_wr))
+			mask |= EPOLLHUP;
+		break;
+	}
+	return mask;
+}
+
+static long sor_ioc_info(struct sor_conn *c, void __user *arg)
+{
+	struct eusrv_sor_info in = {};
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	in.state = sor_st_uapi(c->state);
+	in.id = c->id;
+	in.node = sor_node();
+	in.peer_node = c->peer_node;
+	in.peer_id = c->peer_id;
+	in.lport = c->lport;
+	in.rport = c->rport;
+	in.snd_size = c->snd_size;
+	in.rcv_size = c->rcv_size;
+	spin_unlock_irqrestore(&c->lock, flags);
+	in.map_len = sor_map_len(c);
+	in.snd_hdr_off = 0;
+	in.snd_data_off = sor_map_snd_data(c);
+	in.rcv_hdr_off = sor_map_rcv_hdr(c);
+	in.rcv_data_off = sor_map_rcv_data(c);
+	return copy_to_user(arg, &in, sizeof(in)) ? -EFAULT : 0;
+}
+
+static long sor_ioc_wait(struct sor_conn *c, void __user *arg)
+{
+	const u32 all = EUSRV_SOR_W_RECV | EUSRV_SOR_W_SEND;
+	struct eusrv_sor_wait w;
+	long left, tmo;
+	u32 rev;
+	int ret;
+
+	if (copy_from_user(&w, arg, sizeof(w)))
+		return -EFAULT;
+	if (!w.events || (w.events & ~all) || (w.flags & ~EUSRV_SOR_F_NONBLOCK) ||
+	    w.reserved || w.timeout_ns < -1)
+		return -EINVAL;
+	if (w.events & EUSRV_SOR_W_RECV) {
+		ret = sor_data_request(c);
+		if (ret && ret != -EIO)
+			return ret;
+	}
+	rev = sor_file_events(c) & w.events;
+	if (!rev && !(w.flags & EUSRV_SOR_F_NONBLOCK) && w.timeout_ns) {
+		tmo = max_t(long, 1, nsecs_to_jiffies(w.timeout_ns));
+		if (w.timeout_ns < 0)
+			left = wait_event_interruptible(c->wq,
+							sor_file_events(c) & w.events);
+		else
+			left = wait_event_interruptible_timeout(c->wq,
+								sor_file_events(c) & w.events,
+								tmo);
+		if (left < 0)
+			return -EINTR;
+		rev = sor_file_events(c) & w.events;
+	}
+	w.revents = rev;
+	return copy_to_user(arg, &w, sizeof(w)) ? -EFAULT : 0;
+}
+
+static long sor_ioc_shutdown(struct sor_conn *c, u32 how)
+{
+	unsigned long flags;
+	long ret = 0;
+	u32 tail;
+
+	if (how > 2)
+		return -EINVAL;
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->state == EUSRV_SOR_ST_RESET) {
+		ret = -ENOTCONN;
+		goto out;
+	}
+	if (how != 1)
+		c->shut_rd = true;
+	if (how != 0 && !c->shut_wr && sor_st_open(c->state)) {
+		if (!sor_data_check_tail_locked(c, &tail)) {
+			ret = -EINVAL;
+			goto out;
+		}
+		c->fin_pos = tail;
+		c->shut_wr = true;
+		if (!c->busy && c->snd_head == tail)
+			sor_conn_kick_locked(c, SOR_DO_FIN);
+	} else if (how != 0) {
+		c->shut_wr = true;
+	}
+	sor_conn_flags_locked(c);
+	wake_up_all(&c->wq);
+out:
+	spin_unlock_irqrestore(&c->lock, flags);
+	return ret;
+}
+
+static long sor_ioc_lock(struct sor_conn *c, u32 __user *arg, bool wait)
+{
+	struct eusrv_sor_ring_hdr *h;
+	u32 which;
+
+	if (get_user(which, arg))
+		return -EFAULT;
+	if (which != EUSRV_SOR_LOCK_SEND && which != EUSRV_SOR_LOCK_RECV)
+		return -EINVAL;
+	if (!wait) {
+		wake_up(&c->lock_wq[which]);
+		return 0;
+	}
+	h = which == EUSRV_SOR_LOCK_SEND ? c->snd_hdr : c->rcv_hdr;
+	/* The condition is checked after queueing: no lost wake-up. */
+	if (wait_event_interruptible_exclusive(c->lock_wq[which],
+					       READ_ONCE(h->lock) != 2))
+		return -EINTR;
+	return 0;
+}
+
+static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct sor_conn *c = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	unsigned long flags;
+	u32 how, head, tail;
+	int err, n;
+
+	switch (cmd) {
+	case EUSRV_SOR_INFO:
+		return sor_ioc_info(c, uarg);
+	case EUSRV_SOR_PUSH:
+		return sor_data_push(c);
+	case EUSRV_SOR_WAIT:
+		return sor_ioc_wait(c, uarg);
+	case EUSRV_SOR_SHUTDOWN:
+		if (get_user(how, (u32 __user *)uarg))
+			return -EFAULT;
+		return sor_ioc_shutdown(c, how);
+	case EUSRV_SOR_GET_ERROR:
+		spin_lock_irqsave(&c->lock, flags);
+		err = c->so_error;
+		c->so_error = 0;
+		spin_unlock_irqrestore(&c->lock, flags);
+		return put_user(err, (s32 __user *)uarg);
+	case EUSRV_SOR_LOCK_WAIT:
+		return sor_ioc_lock(c, uarg, true);
+	case EUSRV_SOR_LOCK_WAKE:
+		return sor_ioc_lock(c, uarg, false);
+	case FIONREAD:
+		head = READ_ONCE(c->rcv_hdr->head);
+		n = (int)min_t(u32, READ_ONCE(c->rcv_tail) - head, c->rcv_size);
+		return put_user(n, (int __user *)uarg);
+	case TIOCOUTQ:
+		tail = READ_ONCE(c->snd_hdr->tail);
+		n = (int)min_t(u32, tail - READ_ONCE(c->snd_head), c->snd_size);
+		return put_user(n, (int __user *)uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations sor_file_fops = {
+	.owner = THIS_MODULE,
+	.release = sor_file_release,
+	.read = sor_file_read,
+	.write = sor_file_write,
+	.poll = sor_file_poll,
+	.mmap = sor_file_mmap,
+	.unlocked_ioctl = sor_file_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+/* A file for the established connection C: its descriptor, or an error. */
+int sor_file_open(struct sor_conn *c, u32 flags)
+{
+	int oflags = O_RDWR, fd;
+
+	if (flags & EUSRV_SOR_F_NONBLOCK)
+		oflags |= O_NONBLOCK;
+	if (flags & EUSRV_SOR_F_CLOEXEC)
+		oflags |= O_CLOEXEC;
+	kref_get(&c->ref);	/* the file's */
+	c->has_file = true;
+	fd = anon_inode_getfd("[eusrv_sor]", &sor_file_fops, c, oflags);
+	if (fd < 0) {
+		c->has_file = false;
+		sor_conn_put(c);
+	}
+	return fd;
+}

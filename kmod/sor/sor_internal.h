@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * eusrv_sor internals: the connection object and what the driver's files
+ * share.  docs/protocol.md is the protocol, uapi/eusrv/sor.h the user
+ * interface.
+ *
+ * Locking, outermost first:
+ *   sor_ctl.mutex	one control file's listeners and notes
+ *   sor_listen_lock	the listener registry (spinlock, taken in IRQ)
+ *   sor_accept_lock	server connections waiting for ACCEPT (spinlock)
+ *   sor_tbl_lock	the id table (spinlock, taken in IRQ)
+ *   sor_conn.lock	a connection's state (spinlock, taken in IRQ)
+ *
+ * Lifetime: a connection is referenced by the id table while its id is in
+ * use, by its file, by its queued work, its armed timer and its transfer in
+ * flight.  Everything heavy (CDMA submits, sleeping sends, the dummy
+ * socket, retiring) runs in the connection's work item; mailbox handlers
+ * only update state, wake sleepers and queue that work.
+ */
+#ifndef EUSRV_SOR_INTERNAL_H
+#define EUSRV_SOR_INTERNAL_H
+
+#include <linux/atomic.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <uapi/eusrv/sor.h>
+#include <eusrv/sor_msg.h>
+
+#include "sor_ring.h"
+#include "sor_state.h"
+
+struct file;
+struct net;
+struct socket;
+
+/* A control file (/dev/eusrv_sor, one per process). */
+struct sor_ctl {
+	struct mutex mutex;		/* listeners, notes */
+	struct list_head listeners;	/* struct sor_listener.ctl_link */
+	struct list_head link;		/* on the list of control files */
+	pid_t pid;
+	unsigned int note_next;
+	unsigned int note_count;
+	struct eusrv_sor_note notes[EUSRV_SOR_MAX_NOTES];
+};
+
+/* Work a connection's work item has to do (sor_conn.todo bits). */
+enum sor_todo {
+	SOR_DO_XFER,		/* a transfer to the waiting peer */
+	SOR_DO_FIN,		/* FIN after the last byte */
+	SOR_DO_NACK,		/* (re)send our NACK request */
+	SOR_DO_REPLY,		/* answer the peer's NACK request */
+	SOR_DO_TIMER,		/* the timer fired */
+	SOR_DO_RDREQ,		/* send a read request */
+	SOR_DO_RETIRE,		/* check whether it can go */
+};
+
+struct sor_conn {
+	struct kref ref;
+	spinlock_t lock;		/* the fields below; taken in IRQ */
+	unsigned int id;
+	unsigned int peer_node;
+	unsigned int peer_id;		/* EUSRV_SOR_NO_ID until known */
+	unsigned int state;		/* enum eusrv_sor_state, SOR_ST_QUARANTINE */
+	bool client;
+	bool have_addr;			/* the peer's ADDR arrived */
+	bool has_file;			/* a connection file exists / existed */
+	bool released;			/* ... and is gone (or never will be) */
+	bool in_table;
+	int so_error;			/* pending error, cleared by GET_ERROR */
+	u16 lport;
+	u16 rport;
+	pid_t pid;
+	unsigned int snd_shift;		/* wishes, then the sizes */
+	unsigned int rcv_shift;
+	u32 snd_size;
+	u32 rcv_size;
+
+	/* The mapping: [snd hdr][snd data][rcv hdr][rcv data]. */
+	struct eusrv_sor_ring_hdr *snd_hdr;
+	struct eusrv_sor_ring_hdr *rcv_hdr;
+	void *snd_data;
+	void *rcv_data;
+	u64 peer_rcv_ga;		/* global address of the peer's rcv data */
+
+	/* Send side (kernel copies; user space writes only the tail). */
+	u32 snd_head;			/* confirmed by SENT */
+	u32 snd_seen;			/* last user tail accepted */
+	u32 snd_end;			/* end of the transfer in flight */
+	u32 peer_head;			/* the peer's receive head (RDREQ) */
+	bool peer_want;			/* its read request is pending */
+	bool busy;			/* a transfer is in flight */
+	bool shut_wr;
+	bool fin_sent;
+	u32 fin_pos;
+
+	/* Receive side (user space writes only the head). */
+	u32 rcv_tail;
+	u32 rcv_seen;			/* last user head accepted */
+	u32 rcv_req;			/* the head our read request named */
+	bool rd_pending;		/* our read request is pending */
+	bool fin_rcvd;
+	u32 peer_fin;
+	bool eof;
+	bool shut_rd;
+
+	/* NACK handshake (docs/protocol.md section 5). */
+	bool nack_pending;		/* our request awaits its reply */
+	bool reply_owed;		/* the peer's request, after the transfer */
+	unsigned int nack_reason;
+	unsigned int nack_tries;
+
+	unsigned long todo;		/* enum sor_todo bits */
+	struct work_struct work;
+	struct timer_list timer;
+	unsigned long progress;		/* jiffies of the last flush progress */
+
+	wait_queue_head_t wq;		/* data, space, state */
+	wait_queue_head_t lock_wq[2];	/* EUSRV_SOR_LOCK_SEND/RECV */
+
+	/* Server set-up (sor_setup.c). */
+	struct list_head accept_link;	/* on sor_accepting until claimed */
+	struct socket *dummy;
+	struct net *net;
+	u16 dummy_port;
+	unsigned long born;		/* jiffies */
+
+	u64 bytes_sent;
+	u64 bytes_rcvd;
+	u64 transfers;
+};
+
+/* Node-wide counters, one per field of struct eusrv_sor_stats. */
+enum sor_stat {
+	SOR_S_OPENED,
+	SOR_S_REFUSED,
+	SOR_S_CONNECT_FAILED,
+	SOR_S_BYTES_SENT,
+	SOR_S_BYTES_RCVD,
+	SOR_S_TRANSFERS,
+	SOR_S_XFER_ERRORS,
+	SOR_S_RDREQ_SENT,
+	SOR_S_RDREQ_RCVD,
+	SOR_S_NACKS_SENT,
+	SOR_S_NACKS_RCVD,
+	SOR_S_NACK_RESENDS,
+	SOR_S_BAD_MSG,
+	SOR_S_BAD_USER,
+	SOR_S_PEER_RESETS,
+	SOR_S_NOTES,
+	SOR_NR_STATS
+};
+
+extern atomic64_t sor_stats[SOR_NR_STATS];
+extern struct workqueue_struct *sor_wq;
+
+static inline void sor_count(enum sor_stat s)
+{
+	atomic64_inc(&sor_stats[s]);
+}
+
+static inline void sor_count_add(enum sor_stat s, u64 n)
+{
+	atomic64_add(n, &sor_stats[s]);
+}
+
+/* The ACK of a message that was bad: counted, logged, dropped. */
+#define sor_bad(fmt, ...) do {						\
+	sor_count(SOR_S_BAD_MSG);					\
+	pr_debug_ratelimited(fmt, ##__VA_ARGS__);			\
+} while (0)
+
+/* sor_conn.c */
+int sor_node(void);
+struct sor_conn *sor_conn_new(unsigned int peer_node, bool client);
+int sor_conn_alloc_rings(struct sor_conn *c);
+struct sor_conn *sor_conn_get(unsigned int id);
+void sor_conn_put(struct sor_conn *c);
+void sor_conn_kick(struct sor_conn *c, enum sor_todo what);
+void sor_conn_kick_locked(struct sor_conn *c, enum sor_todo what);
+void sor_conn_arm_locked(struct sor_conn *c, unsigned int ms);
+void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err);
+void sor_conn_abort_locked(struct sor_conn *c, int err, unsigned int reason);
+void sor_conn_flags_locked(struct sor_conn *c);
+bool sor_conn_may_retire_locked(struct sor_conn *c);
+unsigned int sor_conn_count(void);
+void sor_conn_for_each(void (*fn)(struct sor_conn *c, void *arg), void *arg);
+void sor_conn_reset_node(unsigned int node, int err);
+void sor_conn_exit(void);
+u64 sor_conn_ring_phys(void *p);
+
+/* sor_data.c */
+void sor_rx_rdreq(struct sor_conn *c, u32 head);
+void sor_rx_data(struct sor_conn *c, u32 tail);
+void sor_rx_sent(struct sor_conn *c, u32 head);
+void sor_rx_fin(struct sor_conn *c, u32 pos);
+void sor_data_xfer(struct sor_conn *c);
+void sor_data_fin(struct sor_conn *c);
+void sor_data_rdreq(struct sor_conn *c);
+bool sor_data_check_tail_locked(struct sor_conn *c, u32 *tail);
+bool sor_data_check_head_locked(struct sor_conn *c, u32 *head);
+int sor_data_push(struct sor_conn *c);
+int sor_data_request(struct sor_conn *c);
+int sor_data_want_locked(struct sor_conn *c);
+bool sor_data_try_xfer_locked(struct sor_conn *c);
+void sor_data_after_sent_locked(struct sor_conn *c);
+
+/* sor_nack.c */
+void sor_rx_nack(unsigned int src, unsigned int id, u64 msg);
+void sor_nack_send(struct sor_conn *c);
+void sor_nack_reply(struct sor_conn *c);
+void sor_nack_timer(struct sor_conn *c);
+void sor_nack_start_locked(struct sor_conn *c, unsigned int reason);
+void sor_nack_release(struct sor_conn *c);
+int sor_nack_send_raw(unsigned int node, unsigned int to_id,
+		      unsigned int kind, unsigned int reason,
+		      unsigned int from_id);
+
+/* sor_setup.c */
+void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg);
+void sor_rx_connrpl(struct sor_conn *c, unsigned int src, u64 msg);
+int sor_setup_connect(struct sor_ctl *ctl,
+		      const struct eusrv_sor_connect *rq);
+int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq);
+int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
+int sor_setup_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
+void sor_setup_ctl_gone(struct sor_ctl *ctl);
+void sor_setup_timer(struct sor_conn *c);
+void sor_setup_drop_dummy(struct sor_conn *c);
+int sor_setup_init(void);
+void sor_setup_exit(void);
+
+/* sor_file.c */
+int sor_file_open(struct sor_conn *c, u32 flags);
+
+/* sor_keepalive.c */
+void sor_rx_keepalive(unsigned int src, u64 msg);
+void sor_ka_heard(unsigned int node);
+void sor_ka_tx_error(unsigned int node, u32 status);
+u64 sor_ka_nodes_up(void);
+void sor_ka_start(void);
+void sor_ka_stop(void);
+
+/* sor_rx.c */
+int sor_rx_init(void);
+void sor_rx_exit(void);
+int sor_send(unsigned int node, u64 msg);
+
+#endif /* EUSRV_SOR_INTERNAL_H */

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eusrv_sor peer liveness (docs/protocol.md section 5): every
+ * SOR_KA_PERIOD_MS each node with connections to us (and each node we
+ * think is down) gets a KEEPALIVE probe; any message from a node counts as
+ * a sign of life.  A node silent for SOR_KA_DEAD_MS, or one the board
+ * reports undeliverable (the mailbox's tx_error), is down: its connections
+ * are reset with ECONNRESET.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/bitops.h>
+#include <linux/sched.h>
+#include <linux/jiffies.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+
+#include <eusrv/board_hw.h>
+#include <eusrv/mbox.h>
+
+#include "sor_internal.h"
+
+static DEFINE_SPINLOCK(sor_ka_lock);
+static unsigned long sor_ka_last[EUSRV_MAX_NODES];	/* jiffies heard */
+static u64 sor_ka_down;					/* bit n: node n down */
+static u32 sor_ka_seq;
+static void sor_ka_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(sor_ka_work, sor_ka_fn);
+
+static_assert(EUSRV_MAX_NODES <= 64);
+
+void sor_ka_heard(unsigned int node)
+{
+	unsigned long flags;
+
+	if (node >= EUSRV_MAX_NODES)
+		return;
+	spin_lock_irqsave(&sor_ka_lock, flags);
+	sor_ka_last[node] = jiffies;
+	sor_ka_down &= ~BIT_ULL(node);
+	spin_unlock_irqrestore(&sor_ka_lock, flags);
+}
+
+static void sor_ka_mark_down(unsigned int node, const char *why)
+{
+	unsigned long flags;
+	bool was;
+
+	spin_lock_irqsave(&sor_ka_lock, flags);
+	was = sor_ka_down & BIT_ULL(node);
+	sor_ka_down |= BIT_ULL(node);
+	spin_unlock_irqrestore(&sor_ka_lock, flags);
+	if (!was)
+		pr_info("node %u is down (%s): resetting its connections\n",
+			node, why);
+	sor_conn_reset_node(node, ECONNRESET);
+}
+
+/* A message to NODE was not delivered (hard IRQ). */
+void sor_ka_tx_error(unsigned int node, u32 status)
+{
+	if (node >= EUSRV_MAX_NODES)
+		return;
+	sor_ka_mark_down(node, status == EUSRV_MBOX_ST_DECERR ? "not on the board" :
+			 status == EUSRV_MBOX_ST_DISABLED ? "mailbox disabled" :
+			 "mailbox full");
+}
+
+u64 sor_ka_nodes_up(void)
+{
+	unsigned int nodes = eusrv_mbox_nodes();
+	int self = sor_node();
+	u64 up;
+
+	up = nodes >= 64 ? ~0ULL : BIT_ULL(nodes) - 1;
+	up &= ~READ_ONCE(sor_ka_down);
+	if (self >= 0)
+		up |= BIT_ULL(self);
+	return up;
+}
+
+void sor_rx_keepalive(unsigned int src, u64 msg)
+{
+	unsigned int kind = eusrv_sor_ka_kind(msg);
+
+	if (eusrv_msg_conn(msg) || (eusrv_msg_payload(msg) & GENMASK_ULL(43, 32)) ||
+	    (kind != EUSRV_SOR_KA_PROBE && kind != EUSRV_SOR_KA_ECHO)) {
+		sor_bad("malformed KEEPALIVE %#llx from node %u\n", msg, src);
+		return;
+	}
+	if (kind == EUSRV_SOR_KA_PROBE)
+		sor_send(src, eusrv_sor_msg_keepalive(EUSRV_SOR_KA_ECHO,
+						      eusrv_sor_ka_seq(msg)));
+}
+
+static void sor_ka_peer(struct sor_conn *c, void *arg)
+{
+	u64 *nodes = arg;
+
+	if (c->peer_node < EUSRV_MAX_NODES && c->state != SOR_ST_QUARANTINE &&
+	    c->state != EUSRV_SOR_ST_RESET)
+		*nodes |= BIT_ULL(c->peer_node);
+}
+
+static void sor_ka_fn(struct work_struct *w)
+{
+	unsigned long dead = msecs_to_jiffies(SOR_KA_DEAD_MS), now = jiffies;
+	unsigned int nodes = eusrv_mbox_nodes(), n;
+	u64 peers = 0, down, silent = 0;
+	int self = sor_node();
+	u32 seq;
+
+	sor_conn_for_each(sor_ka_peer, &peers);
+	spin_lock_irq(&sor_ka_lock);
+	down = sor_ka_down;
+	seq = ++sor_ka_seq;
+	for (n = 0; n < EUSRV_MAX_NODES; n++)
+		if ((peers & BIT_ULL(n)) && time_after(now, sor_ka_last[n] + dead))
+			silent |= BIT_ULL(n);
+	spin_unlock_irq(&sor_ka_lock);
+
+	for (n = 0; n < nodes && n < EUSRV_MAX_NODES; n++) {
+		if ((int)n == self || !((peers | down) & BIT_ULL(n)))
+			continue;
+		if (silent & BIT_ULL(n))
+			sor_ka_mark_down(n, "no answer to keepalives");
+		sor_send(n, eusrv_sor_msg_keepalive(EUSRV_SOR_KA_PROBE, seq));
+	}
+	queue_delayed_work(sor_wq, &sor_ka_work,
+			   msecs_to_jiffies(SOR_KA_PERIOD_MS));
+}
+
+void sor_ka_start(void)
+{
+	queue_delayed_work(sor_wq, &sor_ka_work,
+			   msecs_to_jiffies(SOR_KA_PERIOD_MS));
+}
+
+void sor_ka_stop(void)
+{
+	cancel_delayed_work_sync(&sor_ka_work);
+}

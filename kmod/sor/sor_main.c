@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eusrv_sor: sockets over RDMA between the nodes of a EUROSERVER board
+ * (D4.2 section 3.3, docs/protocol.md).  This file: the module, the
+ * control file /dev/eusrv_sor and its ioctls (uapi/eusrv/sor.h).
+ *
+ * The service is node-wide (one mailbox, one CDMA engine per node), so the
+ * control device exists as soon as the module is loaded.  The platform
+ * driver below only matches the device-tree node of the binding
+ * eusrv,sockets-over-rdma-1.0, so that the module is loaded on a board
+ * that describes it; on the virtual board the boot loads it by name.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/mod_devicetable.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/overflow.h>
+#include <linux/platform_device.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "sor_internal.h"
+
+atomic64_t sor_stats[SOR_NR_STATS];
+struct workqueue_struct *sor_wq;
+
+static LIST_HEAD(sor_ctls);
+static DEFINE_MUTEX(sor_ctls_lock);
+
+static int sor_ctl_open(struct inode *inode, struct file *file)
+{
+	struct sor_ctl *ctl = kzalloc(sizeof(*ctl), GFP_KERNEL);
+
+	if (!ctl)
+		return -ENOMEM;
+	mutex_init(&ctl->mutex);
+	INIT_LIST_HEAD(&ctl->listeners);
+	ctl->pid = task_tgid_nr(current);
+	mutex_lock(&sor_ctls_lock);
+	list_add_tail(&ctl->link, &sor_ctls);
+	mutex_unlock(&sor_ctls_lock);
+	file->private_data = ctl;
+	return 0;
+}
+
+static int sor_ctl_release(struct inode *inode, struct file *file)
+{
+	struct sor_ctl *ctl = file->private_data;
+
+	sor_setup_ctl_gone(ctl);
+	mutex_lock(&sor_ctls_lock);
+	list_del(&ctl->link);
+	mutex_unlock(&sor_ctls_lock);
+	mutex_destroy(&ctl->mutex);
+	kfree(ctl);
+	return 0;
+}
+
+static int sor_ctl_note(struct sor_ctl *ctl, const struct eusrv_sor_note *n)
+{
+	if (!n->reason || n->reason > EUSRV_SOR_R_MAX || n->reserved ||
+	    n->err < 0 || n->err > 4095)
+		return -EINVAL;
+	mutex_lock(&ctl->mutex);
+	ctl->notes[ctl->note_next] = *n;
+	ctl->note_next = (ctl->note_next + 1) % EUSRV_SOR_MAX_NOTES;
+	if (ctl->note_count < EUSRV_SOR_MAX_NOTES)
+		ctl->note_count++;
+	mutex_unlock(&ctl->mutex);
+	sor_count(SOR_S_NOTES);
+	return 0;
+}
+
+struct sor_list_arg {
+	struct eusrv_sor_conn_stat *out;
+	u32 room;
+	u32 total;
+};
+
+static void sor_list_one(struct sor_conn *c, void *p)
+{
+	struct sor_list_arg *a = p;
+	struct eusrv_sor_conn_stat *s;
+	u32 snd_flags = 0, rcv_flags = 0;
+
+	if (a->total++ >= a->room)
+		return;
+	s = &a->out[a->total - 1];
+	spin_lock(&c->lock);
+	s->id = c->id;
+	s->peer_node = c->peer_node;
+	s->peer_id = c->peer_id;
+	s->state = sor_st_uapi(c->state);
+	s->lport = c->lport;
+	s->rport = c->rport;
+	s->so_error = c->so_error;
+	s->snd_size = c->snd_size;
+	s->rcv_size = c->rcv_size;
+	if (c->snd_hdr && c->snd_data) {
+		s->snd_queued = min(c->snd_seen - c->snd_head, c->snd_size);
+		snd_flags = READ_ONCE(c->snd_hdr->flags);
+	}
+	if (c->rcv_hdr && c->rcv_data) {
+		s->rcv_queued = min(c->rcv_tail - READ_ONCE(c->rcv_hdr->head),
+				    c->rcv_size);
+		rcv_flags = READ_ONCE(c->rcv_hdr->flags);
+	}
+	s->bytes_sent = c->bytes_sent;
+	s->bytes_rcvd = c->bytes_rcvd;
+	s->transfers = c->transfers;
+	s->pid = c->pid;
+	s->flags = (rcv_flags & 0xffff) << 16 | (snd_flags & 0xffff);
+	spin_unlock(&c->lock);
+}
+
+/* The notes of every control file: how many in total, up to ROOM copied. */
+static u32 sor_list_notes(struct eusrv_sor_note_rec *out, u32 room)
+{
+	struct sor_ctl *ctl;
+	u32 total = 0, i;
+
+	mutex_lock(&sor_ctls_lock);
+	list_for_each_entry(ctl, &sor_ctls, link) {
+		mutex_lock(&ctl->mutex);
+		for (i = 0; i < ctl->note_count; i++, total++) {
+			unsigned int k = (ctl->note_next + EUSRV_SOR_MAX_NOTES -
+					  ctl->note_count + i) % EUSRV_SOR_MAX_NOTES;
+
+			if (total < room) {
+				out[total].pid = ctl->pid;
+				out[total].reserved = 0;
+				out[total].note = ctl->notes[k];
+			}
+		}
+		mutex_unlock(&ctl->mutex);
+	}
+	mutex_unlock(&sor_ctls_lock);
+	return total;
+}
+
+#define SOR_MAX_LIST_NOTES	(EUSRV_SOR_MAX_NOTES * 1024U)
+
+static long sor_ctl_list(void __user *arg)
+{
+	struct eusrv_sor_list l;
+	struct sor_list_arg a = {};
+	struct eusrv_sor_note_rec *notes = NULL;
+	long ret = 0;
+
+	if (copy_from_user(&l, arg, sizeof(l)))
+		return -EFAULT;
+	if ((l.count && !l.conns) || (l.note_count && !l.notes) ||
+	    l.note_count > SOR_MAX_LIST_NOTES)
+		return -EINVAL;
+	a.room = min(l.count, EUSRV_SOR_MAX_CONNS);
+	if (a.room) {
+		a.out = kvcalloc(a.room, sizeof(*a.out), GFP_KERNEL);
+		if (!a.out)
+			return -ENOMEM;
+	}
+	if (l.note_count) {
+		notes = kvcalloc(l.note_count, sizeof(*notes), GFP_KERNEL);
+		if (!notes) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	sor_conn_for_each(sor_list_one, &a);
+	l.total = a.total;
+	l.note_total = sor_list_notes(notes, l.note_count);
+	if (a.room &&
+	    copy_to_user(u64_to_user_ptr(l.conns), a.out,
+			 array_size(min(a.total, a.room), sizeof(*a.out))))
+		ret = -EFAULT;
+	else if (l.note_count &&
+		 copy_to_user(u64_to_user_ptr(l.notes), notes,
+			      array_size(min(l.note_total, l.note_count),
+					 sizeof(*notes))))
+		ret = -EFAULT;
+	else if (copy_to_user(arg, &l, sizeof(l)))
+		ret = -EFAULT;
+out:
+	kvfree(notes);
+	kvfree(a.out);
+	return ret;
+}
+
+static long sor_ctl_stats(void __user *arg)
+{
+	struct eusrv_sor_stats st = {};
+	int node = sor_node();
+
+	st.node = node < 0 ? 0 : node;
+	st.conns = sor_conn_count();
+	st.conns_opened = atomic64_read(&sor_stats[SOR_S_OPENED]);
+	st.conns_refused = atomic64_read(&sor_stats[SOR_S_REFUSED]);
+	st.connect_failed = atomic64_read(&sor_stats[SOR_S_CONNECT_FAILED]);
+	st.bytes_sent = atomic64_read(&sor_stats[SOR_S_BYTES_SENT]);
+	st.bytes_rcvd = atomic64_read(&sor_stats[SOR_S_BYTES_RCVD]);
+	st.transfers = atomic64_read(&sor_stats[SOR_S_TRANSFERS]);
+	st.transfer_errors = atomic64_read(&sor_stats[SOR_S_XFER_ERRORS]);
+	st.read_requests_sent = atomic64_read(&sor_stats[SOR_S_RDREQ_SENT]);
+	st.read_requests_rcvd = atomic64_read(&sor_stats[SOR_S_RDREQ_RCVD]);
+	st.nacks_sent = atomic64_read(&sor_stats[SOR_S_NACKS_SENT]);
+	st.nacks_rcvd = atomic64_read(&sor_stats[SOR_S_NACKS_RCVD]);
+	st.nack_resends = atomic64_read(&sor_stats[SOR_S_NACK_RESENDS]);
+	st.bad_messages = atomic64_read(&sor_stats[SOR_S_BAD_MSG]);
+	st.bad_user = atomic64_read(&sor_stats[SOR_S_BAD_USER]);
+	st.peer_resets = atomic64_read(&sor_stats[SOR_S_PEER_RESETS]);
+	st.notes = atomic64_read(&sor_stats[SOR_S_NOTES]);
+	st.nodes_up = sor_ka_nodes_up();
+	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+}
+
+static long sor_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct sor_ctl *ctl = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	union {
+		struct eusrv_sor_listen listen;
+		struct eusrv_sor_connect connect;
+		struct eusrv_sor_accept accept;
+		struct eusrv_sor_note note;
+	} u;
+
+	switch (cmd) {
+	case EUSRV_SOR_LISTEN:
+	case EUSRV_SOR_UNLISTEN:
+		if (copy_from_user(&u.listen, uarg, sizeof(u.listen)))
+			return -EFAULT;
+		return cmd == EUSRV_SOR_LISTEN ? sor_setup_listen(ctl, &u.listen) :
+		       sor_setup_unlisten(ctl, &u.listen);
+	case EUSRV_SOR_CONNECT:
+		if (copy_from_user(&u.connect, uarg, sizeof(u.connect)))
+			return -EFAULT;
+		return sor_setup_connect(ctl, &u.connect);
+	case EUSRV_SOR_ACCEPT:
+		if (copy_from_user(&u.accept, uarg, sizeof(u.accept)))
+			return -EFAULT;
+		return sor_setup_accept(ctl, &u.accept);
+	case EUSRV_SOR_NOTE:
+		if (copy_from_user(&u.note, uarg, sizeof(u.note)))
+			return -EFAULT;
+		return sor_ctl_note(ctl, &u.note);
+	case EUSRV_SOR_LIST:
+		return sor_ctl_list(uarg);
+	case EUSRV_SOR_STATS:
+		return sor_ctl_stats(uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations sor_ctl_fops = {
+	.owner = THIS_MODULE,
+	.open = sor_ctl_open,
+	.release = sor_ctl_release,
+	.unlocked_ioctl = sor_ctl_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+static struct miscdevice sor_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "eusrv_sor",
+	.fops = &sor_ctl_fops,
+	.mode = 0666,
+};
+
+static int sor_probe(struct platform_device *pdev)
+{
+	dev_info(&pdev->dev, "sockets over RDMA on %s\n", EUSRV_SOR_DEVICE);
+	return 0;
+}
+
+static const struct of_device_id sor_of_match[] = {
+	{ .compatible = "eusrv,sockets-over-rdma-1.0" },
+	{ }
+};
+MODULE_DEVICE_TABLE(of, sor_of_match);
+
+static struct platform_driver sor_driver = {
+	.driver = {
+		.name = "eusrv-sor",
+		.of_match_table = sor_of_match,
+	},
+	.probe = sor_probe,
+};
+
+static void sor_teardown(void)
+{
+	sor_ka_stop();
+	sor_rx_exit();
+	sor_setup_exit();
+	sor_conn_exit();
+	destroy_workqueue(sor_wq);
+}
+
+static int __init sor_init(void)
+{
+	int ret;
+
+	sor_wq = alloc_workqueue("eusrv_sor", WQ_UNBOUND, 0);
+	if (!sor_wq)
+		return -ENOMEM;
+	ret = sor_setup_init();
+	if (!ret)
+		ret = sor_rx_init();
+	if (ret) {
+		destroy_workqueue(sor_wq);
+		return ret;
+	}
+	sor_ka_start();
+	ret = misc_register(&sor_misc);
+	if (ret)
+		goto fail;
+	ret = platform_driver_register(&sor_driver);
+	if (ret) {
+		misc_deregister(&sor_misc);
+		goto fail;
+	}
+	return 0;
+fail:
+	sor_teardown();
+	return ret;
+}
+module_init(sor_init);
+
+static void __exit sor_exit(void)
+{
+	platform_driver_unregister(&sor_driver);
+	misc_deregister(&sor_misc);
+	sor_teardown();
+}
+module_exit(sor_exit);
+
+MODULE_DESCRIPTION("EUROSERVER sockets over RDMA");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,665 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eusrv_sor connection set-up (docs/protocol.md section 3): listeners,
+ * ConnRQ/ConnRPL, the dummy localhost TCP connection that the listening
+ * program's own accept() takes, and matching it in ACCEPT (D4.2's
+ * pending/completed "newconnections": here the server connections that
+ * wait on sor_accepting, found by listening port and dummy port).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/jiffies.h>
+#include <linux/net.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include <eusrv/board_hw.h>
+#include <eusrv/mbox.h>
+
+#include "sor_internal.h"
+
+#define SOR_SETUP_SEND_TIMEOUT_MS	500U
+#define SOR_DEF_TIMEOUT_MS		2000U
+#define SOR_MAX_TIMEOUT_MS		60000U
+#define SOR_DUMMY_TIMEOUT_MS		2000U
+
+/* A registration of LISTEN (docs/protocol.md section 3). */
+struct sor_listener {
+	struct list_head link;		/* on sor_listeners */
+	struct list_head ctl_link;	/* on its control file */
+	struct sor_ctl *ctl;
+	struct net *net;
+	__be32 addr;
+	u16 port;
+	u8 snd_shift;
+	u8 rcv_shift;
+};
+
+/* A ConnRQ that a listener will take, on its way to the workqueue. */
+struct sor_request {
+	struct work_struct work;
+	unsigned int node;
+	unsigned int client_id;
+	struct eusrv_sor_connrq rq;
+	struct net *net;
+	__be32 addr;
+	u8 snd_shift;
+	u8 rcv_shift;
+};
+
+static LIST_HEAD(sor_listeners);
+static DEFINE_SPINLOCK(sor_listen_lock);
+static LIST_HEAD(sor_accepting);
+static DEFINE_SPINLOCK(sor_accept_lock);
+
+static unsigned int sor_shift_or_default(unsigned int shift)
+{
+	shift = shift ? shift : EUSRV_SOR_RING_DEF_SHIFT;
+	/* A ring is at least a page, so that it maps on its own. */
+	return max_t(unsigned int, shift, PAGE_SHIFT);
+}
+
+static bool sor_shift_valid(unsigned int shift)
+{
+	return !shift || sor_ring_shift_ok(shift, EUSRV_SOR_RING_MIN_SHIFT,
+					   EUSRV_SOR_RING_MAX_SHIFT);
+}
+
+static long sor_timeout(u32 ms)
+{
+	return msecs_to_jiffies(ms ? ms : SOR_DEF_TIMEOUT_MS);
+}
+
+/* ---- listeners ------------------------------------------------------------ */
+
+static struct sor_listener *sor_ctl_listener(struct sor_ctl *ctl, u16 port)
+{
+	struct sor_listener *l;
+
+	lockdep_assert_held(&ctl->mutex);
+	list_for_each_entry(l, &ctl->listeners, ctl_link)
+		if (l->port == port)
+			return l;
+	return NULL;
+}
+
+int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
+{
+	struct sor_listener *l;
+	int ret = 0;
+
+	if (!rq->port || rq->flags || rq->reserved ||
+	    !sor_shift_valid(rq->snd_shift) || !sor_shift_valid(rq->rcv_shift))
+		return -EINVAL;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	l->ctl = ctl;
+	l->addr = (__force __be32)rq->addr;
+	l->port = rq->port;
+	l->snd_shift = rq->snd_shift;
+	l->rcv_shift = rq->rcv_shift;
+	l->net = get_net(current->nsproxy->net_ns);
+
+	mutex_lock(&ctl->mutex);
+	if (sor_ctl_listener(ctl, rq->port)) {
+		ret = -EEXIST;
+	} else {
+		list_add_tail(&l->ctl_link, &ctl->listeners);
+		spin_lock_irq(&sor_listen_lock);
+		list_add_tail(&l->link, &sor_listeners);
+		spin_unlock_irq(&sor_listen_lock);
+	}
+	mutex_unlock(&ctl->mutex);
+	if (ret) {
+		put_net(l->net);
+		kfree(l);
+	}
+	return ret;
+}
+
+static bool sor_port_listened(u16 port)
+{
+	struct sor_listener *l;
+	bool any = false;
+
+	spin_lock_irq(&sor_listen_lock);
+	list_for_each_entry(l, &sor_listeners, link)
+		any |= l->port == port;
+	spin_unlock_irq(&sor_listen_lock);
+	return any;
+}
+
+/* Nobody listens on PORT any more: its unclaimed connections go. */
+static void sor_setup_orphan(u16 port)
+{
+	struct sor_conn *c;
+
+	if (sor_port_listened(port))
+		return;
+	spin_lock_irq(&sor_accept_lock);
+	list_for_each_entry(c, &sor_accepting, accept_link) {
+		if (c->lport != port)
+			continue;
+		spin_lock(&c->lock);
+		c->released = true;
+		sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
+		spin_unlock(&c->lock);
+	}
+	spin_unlock_irq(&sor_accept_lock);
+}
+
+static void sor_listener_drop(struct sor_listener *l)
+{
+	u16 port = l->port;
+
+	list_del(&l->ctl_link);
+	spin_lock_irq(&sor_listen_lock);
+	list_del(&l->link);
+	spin_unlock_irq(&sor_listen_lock);
+	put_net(l->net);
+	kfree(l);
+	sor_setup_orphan(port);
+}
+
+int sor_setup_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
+{
+	struct sor_listener *l;
+	int ret = 0;
+
+	if (!rq->port || rq->flags || rq->reserved)
+		return -EINVAL;
+	mutex_lock(&ctl->mutex);
+	l = sor_ctl_listener(ctl, rq->port);
+	if (l)
+		sor_listener_drop(l);
+	else
+		ret = -ENOENT;
+	mutex_unlock(&ctl->mutex);
+	return ret;
+}
+
+void sor_setup_ctl_gone(struct sor_ctl *ctl)
+{
+	struct sor_listener *l, *n;
+
+	mutex_lock(&ctl->mutex);
+	list_for_each_entry_safe(l, n, &ctl->listeners, ctl_link)
+		sor_listener_drop(l);
+	mutex_unlock(&ctl->mutex);
+}
+
+/* ---- server: ConnRQ, the dummy connection, the replies -------------------- */
+
+static void sor_refuse(unsigned int node, unsigned int client_id, int reason)
+{
+	sor_count(SOR_S_REFUSED);
+	sor_nack_send_raw(node, client_id, EUSRV_SOR_NACK_REQUEST, reason,
+			  EUSRV_SOR_NO_ID);
+}
+
+/* The dummy: a kernel TCP socket connected to the listener. */
+static int sor_dummy_connect(struct sor_conn *c, struct net *net, __be32 addr)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct socket *sock;
+	unsigned long flags;
+	int ret;
+
+	if (!addr)
+		addr = htonl(INADDR_LOOPBACK);
+	ret = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	if (ret)
+		return ret;
+	sock->sk->sk_sndtimeo = msecs_to_jiffies(SOR_DUMMY_TIMEOUT_MS);
+	sin.sin_addr.s_addr = addr;
+	ret = kernel_bind(sock, (struct sockaddr *)&sin, sizeof(sin));
+	if (!ret) {
+		ret = kernel_getsockname(sock, (struct sockaddr *)&sin);
+		ret = ret < 0 ? ret : 0;
+	}
+	if (ret) {
+		sock_release(sock);
+		return ret;
+	}
+	/* Findable by ACCEPT before the listener can see it. */
+	spin_lock_irqsave(&sor_accept_lock, flags);
+	c->dummy = sock;
+	c->net = get_net(net);
+	c->dummy_port = ntohs(sin.sin_port);
+	list_add_tail(&c->accept_link, &sor_accepting);
+	spin_unlock_irqrestore(&sor_accept_lock, flags);
+
+	sin.sin_addr.s_addr = addr;
+	sin.sin_port = htons(c->lport);
+	return kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin), 0);
+}
+
+static int sor_setup_send(unsigned int node, u64 msg)
+{
+	return eusrv_mbox_send_wait(node, msg,
+				    msecs_to_jiffies(SOR_SETUP_SEND_TIMEOUT_MS));
+}
+
+static void sor_setup_serve(struct work_struct *w)
+{
+	struct sor_request *r = container_of(w, struct sor_request, work);
+	unsigned int cs, sc, node = r->node;
+	unsigned long flags;
+	struct sor_conn *c;
+	u64 frame;
+	int ret, why;
+
+	c = sor_conn_new(node, false);
+	if (IS_ERR(c)) {
+		sor_refuse(node, r->client_id, ENOMEM);
+		goto out;
+	}
+	c->peer_id = r->client_id;
+	c->lport = r->rq.dport;
+	c->rport = r->rq.sport;
+	cs = max(sor_shift_or_default(r->rq.snd_shift),
+		 sor_shift_or_default(r->rcv_shift));
+	sc = max(sor_shift_or_default(r->snd_shift),
+		 sor_shift_or_default(r->rq.rcv_shift));
+	c->snd_shift = sc;
+	c->rcv_shift = cs;
+
+	why = ENOMEM;
+	ret = sor_conn_alloc_rings(c);
+	if (!ret) {
+		why = ECONNREFUSED;
+		ret = sor_dummy_connect(c, r->net, r->addr);
+	}
+	if (!ret) {
+		frame = sor_conn_ring_phys(c->rcv_data);
+		ret = sor_setup_send(node, eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc));
+		if (!ret)
+			ret = sor_setup_send(node, eusrv_sor_msg_addr(c->peer_id, frame));
+		why = ECONNABORTED;
+	}
+	spin_lock_irqsave(&c->lock, flags);
+	if (ret) {
+		pr_debug_ratelimited("conn %u: set-up for node %u port %u failed: error %d\n",
+				     c->id, node, c->lport, ret);
+		sor_count(SOR_S_REFUSED);
+		c->released = true;
+		sor_conn_abort_locked(c, why, why);
+	} else if (c->state == EUSRV_SOR_ST_ACCEPTING) {
+		sor_conn_arm_locked(c, SOR_SETUP_TIMEOUT_MS);
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	sor_conn_put(c);	/* ours; the table keeps it */
+out:
+	put_net(r->net);
+	kfree(r);
+}
+
+/* ConnRQ from node SRC for client connection CLIENT_ID (hard IRQ). */
+void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
+{
+	struct sor_listener *l, *found = NULL;
+	struct eusrv_sor_connrq rq;
+	struct sor_request *r;
+	unsigned long flags;
+
+	eusrv_sor_connrq_decode(msg, &rq);
+	if (client_id >= EUSRV_SOR_NO_ID || !rq.dport || !rq.sport ||
+	    (eusrv_msg_payload(msg) & GENMASK_ULL(5, 0)) ||
+	    !sor_shift_valid(rq.snd_shift) || !sor_shift_valid(rq.rcv_shift)) {
+		sor_bad("malformed ConnRQ %#llx from node %u\n", msg, src);
+		return;
+	}
+	r = kzalloc(sizeof(*r), GFP_ATOMIC);
+	spin_lock_irqsave(&sor_listen_lock, flags);
+	list_for_each_entry(l, &sor_listeners, link) {
+		if (l->port == rq.dport) {
+			found = l;
+			break;
+		}
+	}
+	if (found && r) {
+		r->net = get_net(found->net);
+		r->addr = found->addr;
+		r->snd_shift = found->snd_shift;
+		r->rcv_shift = found->rcv_shift;
+	}
+	spin_unlock_irqrestore(&sor_listen_lock, flags);
+	if (!found || !r) {
+		kfree(r);
+		sor_refuse(src, client_id, found ? ENOMEM : ECONNREFUSED);
+		return;
+	}
+	r->node = src;
+	r->client_id = client_id;
+	r->rq = rq;
+	INIT_WORK(&r->work, sor_setup_serve);
+	queue_work(sor_wq, &r->work);
+}
+
+/* ---- ConnRPL on both sides --------------------------------------------- */
+
+static bool sor_rpl_accept_ok(struct sor_conn *c,
+			      const struct eusrv_sor_accept_msg *a)
+{
+	/* Each direction is the larger wish: never below ours. */
+	return a->server_id < EUSRV_SOR_NO_ID &&
+	       sor_ring_shift_ok(a->cs_shift, c->snd_shift,
+				 EUSRV_SOR_RING_MAX_SHIFT) &&
+	       sor_ring_shift_ok(a->sc_shift, c->rcv_shift,
+				 EUSRV_SOR_RING_MAX_SHIFT);
+}
+
+void sor_rx_connrpl(struct sor_conn *c, unsigned int src, u64 msg)
+{
+	unsigned int step = eusrv_sor_rpl_step(msg);
+	struct eusrv_sor_accept_msg a;
+	unsigned long flags;
+	u64 addr;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (step == EUSRV_SOR_RPL_ACCEPT &&
+	    sor_st_accepts(c->state, c->client, c->peer_id != EUSRV_SOR_NO_ID,
+			   c->have_addr, SOR_MSG_ACCEPT)) {
+		eusrv_sor_accept_decode(msg, &a);
+		if (!sor_rpl_accept_ok(c, &a) ||
+		    (eusrv_msg_payload(msg) & GENMASK_ULL(21, 0))) {
+			sor_bad("conn %u: bad ACCEPT %#llx from node %u\n",
+				c->id, msg, src);
+			goto out;
+		}
+		c->peer_id = a.server_id;
+		c->snd_shift = a.cs_shift;
+		c->rcv_shift = a.sc_shift;
+		wake_up_all(&c->wq);
+	} else if (step == EUSRV_SOR_RPL_ADDR &&
+		   sor_st_accepts(c->state, c->client,
+				  c->peer_id != EUSRV_SOR_NO_ID, c->have_addr,
+				  SOR_MSG_ADDR)) {
+		if (eusrv_msg_payload(msg) & GENMASK_ULL(43, 28)) {
+			sor_bad("conn %u: bad ADDR %#llx from node %u\n",
+				c->id, msg, src);
+			goto out;
+		}
+		addr = eusrv_sor_addr_decode(msg);
+		/* Always inside the peer's own memory: the GA names its node. */
+		c->peer_rcv_ga = EUSRV_GA((u64)c->peer_node, addr);
+		c->have_addr = true;
+		if (!c->client) {
+			sor_conn_set_state_locked(c, EUSRV_SOR_ST_ESTABLISHED, 0);
+			sor_count(SOR_S_OPENED);
+			/* Until ACCEPT claims it. */
+			sor_conn_arm_locked(c, SOR_UNCLAIMED_MS);
+		}
+		wake_up_all(&c->wq);
+	} else {
+		sor_bad("conn %u: ConnRPL %#llx from node %u unexpected in state %u\n",
+			c->id, msg, src, c->state);
+	}
+out:
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/* Work item: a set-up or claim deadline passed. */
+void sor_setup_timer(struct sor_conn *c)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->client || c->has_file) {
+		spin_unlock_irqrestore(&c->lock, flags);
+		return;
+	}
+	if (c->state == EUSRV_SOR_ST_ACCEPTING) {
+		/* The client's ADDR never came. */
+		c->released = true;
+		sor_conn_abort_locked(c, ETIMEDOUT, ETIMEDOUT);
+	} else if (!c->released &&
+		   time_after_eq(jiffies, c->born + msecs_to_jiffies(SOR_UNCLAIMED_MS))) {
+		/* The program never accepted the dummy. */
+		c->released = true;
+		if (sor_st_open(c->state))
+			sor_nack_start_locked(c, ECONNABORTED);
+		else
+			sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
+		sor_conn_kick_locked(c, SOR_DO_RETIRE);
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/* Off the accepting list, and the dummy socket closed; process context. */
+void sor_setup_drop_dummy(struct sor_conn *c)
+{
+	struct socket *sock;
+	unsigned long flags;
+	struct net *net;
+
+	spin_lock_irqsave(&sor_accept_lock, flags);
+	list_del_init(&c->accept_link);
+	sock = c->dummy;
+	net = c->net;
+	c->dummy = NULL;
+	c->net = NULL;
+	spin_unlock_irqrestore(&sor_accept_lock, flags);
+	if (sock)
+		sock_release(sock);
+	if (net)
+		put_net(net);
+}
+
+/* ---- ACCEPT --------------------------------------------------------------- */
+
+static struct sor_conn *sor_accept_find(u16 lport, u16 dummy_port)
+{
+	struct sor_conn *c, *found = NULL;
+
+	spin_lock_irq(&sor_accept_lock);
+	list_for_each_entry(c, &sor_accepting, accept_link) {
+		if (c->lport == lport && c->dummy_port == dummy_port) {
+			kref_get(&c->ref);
+			found = c;
+			break;
+		}
+	}
+	spin_unlock_irq(&sor_accept_lock);
+	return found;
+}
+
+static bool sor_accept_settled(struct sor_conn *c)
+{
+	return READ_ONCE(c->state) != EUSRV_SOR_ST_ACCEPTING;
+}
+
+int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
+{
+	struct sor_conn *c;
+	bool mine, claimed;
+	unsigned long flags;
+	long left;
+	int ret;
+
+	if (!rq->lport || rq->reserved ||
+	    (rq->flags & ~(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC)) ||
+	    rq->timeout_ms > SOR_MAX_TIMEOUT_MS)
+		return -EINVAL;
+	mutex_lock(&ctl->mutex);
+	mine = sor_ctl_listener(ctl, rq->lport);
+	mutex_unlock(&ctl->mutex);
+	if (!mine)
+		return -ENOENT;
+	c = sor_accept_find(rq->lport, rq->peer_port);
+	if (!c)
+		return -ENOENT;		/* a genuine local TCP client */
+
+	left = wait_event_interruptible_timeout(c->wq, sor_accept_settled(c),
+						sor_timeout(rq->timeout_ms));
+	if (left <= 0) {
+		sor_conn_put(c);
+		return left ? -EINTR : -ETIMEDOUT;
+	}
+	spin_lock_irqsave(&sor_accept_lock, flags);
+	claimed = !list_empty(&c->accept_link);
+	list_del_init(&c->accept_link);
+	spin_unlock_irqrestore(&sor_accept_lock, flags);
+	if (!claimed) {
+		sor_conn_put(c);
+		return -ENOENT;		/* another ACCEPT took it */
+	}
+	sor_setup_drop_dummy(c);
+
+	spin_lock_irqsave(&c->lock, flags);
+	ret = 0;
+	if (c->released || c->state == EUSRV_SOR_ST_RESET) {
+		ret = -(c->so_error ? c->so_error : ECONNABORTED);
+		c->released = true;
+		sor_conn_kick_locked(c, SOR_DO_RETIRE);
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (!ret)
+		ret = sor_file_open(c, rq->flags);
+	if (ret < 0 && ret != -ECONNABORTED && ret != -ETIMEDOUT &&
+	    ret != -ECONNRESET) {
+		spin_lock_irqsave(&c->lock, flags);
+		c->released = true;
+		sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
+		spin_unlock_irqrestore(&c->lock, flags);
+	}
+	sor_conn_put(c);
+	return ret;
+}
+
+/* ---- client: CONNECT ---------------------------------------------------- */
+
+static bool sor_connect_answered(struct sor_conn *c)
+{
+	return READ_ONCE(c->peer_id) != EUSRV_SOR_NO_ID ||
+	       READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING;
+}
+
+static bool sor_connect_addressed(struct sor_conn *c)
+{
+	return READ_ONCE(c->have_addr) ||
+	       READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING;
+}
+
+/* A failed CONNECT: the error for the caller; C is given up. */
+static int sor_connect_fail(struct sor_conn *c, int err)
+{
+	unsigned long flags;
+
+	sor_count(SOR_S_CONNECT_FAILED);
+	spin_lock_irqsave(&c->lock, flags);
+	c->released = true;
+	if (c->state != EUSRV_SOR_ST_CONNECTING) {
+		/* The peer ended it (NACK) or the node went away. */
+		err = c->so_error ? c->so_error : err;
+	} else if (c->peer_id == EUSRV_SOR_NO_ID) {
+		/* No answer yet: keep the id until a late one cannot hurt. */
+		c->state = SOR_ST_QUARANTINE;
+		c->so_error = err;
+		sor_conn_flags_locked(c);
+		sor_conn_arm_locked(c, SOR_QUARANTINE_MS);
+	} else {
+		sor_conn_abort_locked(c, err, err == ENOMEM ? ENOMEM : ECONNABORTED);
+	}
+	sor_conn_kick_locked(c, SOR_DO_RETIRE);
+	spin_unlock_irqrestore(&c->lock, flags);
+	sor_conn_put(c);
+	return -err;
+}
+
+int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
+{
+	unsigned long deadline;
+	unsigned long flags;
+	struct sor_conn *c;
+	long left;
+	int ret;
+
+	if (rq->node >= EUSRV_MAX_NODES || !rq->port || !rq->sport ||
+	    rq->reserved0 || rq->reserved1 ||
+	    (rq->flags & ~(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC)) ||
+	    !sor_shift_valid(rq->snd_shift) || !sor_shift_valid(rq->rcv_shift) ||
+	    rq->timeout_ms > SOR_MAX_TIMEOUT_MS)
+		return -EINVAL;
+	if (rq->node >= eusrv_mbox_nodes() || !(sor_ka_nodes_up() & BIT_ULL(rq->node)))
+		return -EHOSTUNREACH;
+	deadline = jiffies + sor_timeout(rq->timeout_ms);
+
+	c = sor_conn_new(rq->node, true);
+	if (IS_ERR(c))
+		return PTR_ERR(c) == -ENOBUFS ? -ENOMEM : PTR_ERR(c);
+	kref_get(&c->ref);	/* ours, besides the table's */
+	c->lport = rq->sport;
+	c->rport = rq->port;
+	c->snd_shift = sor_shift_or_default(rq->snd_shift);
+	c->rcv_shift = sor_shift_or_default(rq->rcv_shift);
+
+	ret = sor_setup_send(rq->node, eusrv_sor_msg_connrq(c->id, rq->port, rq->sport,
+							    c->snd_shift,
+							    c->rcv_shift));
+	if (ret) {
+		/* Never sent: nothing can come back, the id is free again. */
+		spin_lock_irqsave(&c->lock, flags);
+		c->state = EUSRV_SOR_ST_RESET;
+		spin_unlock_irqrestore(&c->lock, flags);
+		return sor_connect_fail(c, ret == -ETIMEDOUT ? ETIMEDOUT : EHOSTUNREACH);
+	}
+	left = wait_event_interruptible_timeout(c->wq, sor_connect_answered(c),
+						(long)(deadline - jiffies));
+	if (left <= 0)
+		return sor_connect_fail(c, left ? EINTR : ETIMEDOUT);
+	if (READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING)
+		return sor_connect_fail(c, ECONNREFUSED);
+
+	/* ACCEPT came: the sizes are known. */
+	if (sor_conn_alloc_rings(c))
+		return sor_connect_fail(c, ENOMEM);
+	left = wait_event_interruptible_timeout(c->wq, sor_connect_addressed(c),
+						max_t(long, 1, (long)(deadline - jiffies)));
+	if (left <= 0)
+		return sor_connect_fail(c, left ? EINTR : ETIMEDOUT);
+
+	/* Established before our ADDR goes: the server may ask at once. */
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->state == EUSRV_SOR_ST_CONNECTING && c->have_addr) {
+		sor_conn_set_state_locked(c, EUSRV_SOR_ST_ESTABLISHED, 0);
+		ret = 0;
+	} else {
+		ret = -ECONNREFUSED;
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (ret)
+		return sor_connect_fail(c, ECONNREFUSED);
+	ret = sor_setup_send(rq->node,
+			     eusrv_sor_msg_addr(c->peer_id,
+						sor_conn_ring_phys(c->rcv_data)));
+	if (!ret)
+		ret = sor_file_open(c, rq->flags);
+	if (ret < 0) {
+		sor_count(SOR_S_CONNECT_FAILED);
+		spin_lock_irqsave(&c->lock, flags);
+		c->released = true;
+		sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
+		spin_unlock_irqrestore(&c->lock, flags);
+		sor_conn_put(c);
+		return ret;
+	}
+	sor_count(SOR_S_OPENED);
+	sor_conn_put(c);
+	return ret;
+}
+
+int sor_setup_init(void)
+{
+	return 0;
+}
+
+void sor_setup_exit(void)
+{
+	/* Requests in flight finish on sor_wq, which the caller flushes. */
+}

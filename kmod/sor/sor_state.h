@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The connection and NACK state machines of sockets over RDMA
+ * (docs/protocol.md sections 3 and 5) as pure functions: which messages a
+ * state accepts, where a NACK, a close or a timeout leads, and when a NACK
+ * is resent.  The driver applies the results under the connection's lock;
+ * the KUnit suite walks every transition.
+ */
+#ifndef EUSRV_SOR_STATE_H
+#define EUSRV_SOR_STATE_H
+
+#include <linux/errno.h>
+#include <linux/types.h>
+
+#include <uapi/eusrv/sor.h>
+#include <eusrv/sor_msg.h>
+
+/*
+ * States: those of the user interface (enum eusrv_sor_state) and one of
+ * the driver's own, the quarantine of a client id whose ConnRQ got no
+ * answer (shown as RESET).
+ */
+#define SOR_ST_QUARANTINE	16U
+
+/* Timing (docs/protocol.md section 5). */
+#define SOR_NACK_RESEND_MS	200U
+#define SOR_NACK_TRIES		10U	/* 10 x 200 ms: give up after 2 s */
+#define SOR_QUARANTINE_MS	10000U
+#define SOR_SETUP_TIMEOUT_MS	2000U	/* server: client's ADDR */
+#define SOR_UNCLAIMED_MS	60000U	/* server: ACCEPT never came */
+#define SOR_LINGER_MS		5000U	/* close: no progress flushing */
+#define SOR_KA_PERIOD_MS	500U
+#define SOR_KA_DEAD_MS		2500U	/* + one period: reset within 3 s */
+
+/* Sub-kinds of CONNRPL, as one "type" for sor_st_accepts(). */
+#define SOR_MSG_ACCEPT		0x10U
+#define SOR_MSG_ADDR		0x11U
+
+/* Whether a connection in STATE takes message TYPE (SOR_MSG_* for CONNRPL). */
+static inline bool sor_st_accepts(unsigned int state, bool client,
+				  bool have_peer_id, bool have_addr,
+				  unsigned int type)
+{
+	switch (type) {
+	case SOR_MSG_ACCEPT:
+		return state == EUSRV_SOR_ST_CONNECTING && client &&
+		       !have_peer_id;
+	case SOR_MSG_ADDR:
+		/* A client takes it after ACCEPT, a server after its own. */
+		return (state == EUSRV_SOR_ST_CONNECTING && client &&
+			have_peer_id && !have_addr) ||
+		       (state == EUSRV_SOR_ST_ACCEPTING && !client && !have_addr);
+	case EUSRV_SOR_MSG_RDREQ:
+		/* We still send to a peer that asks while we flush on close. */
+		return state == EUSRV_SOR_ST_ESTABLISHED ||
+		       state == EUSRV_SOR_ST_CLOSING;
+	case EUSRV_SOR_MSG_DATA:
+	case EUSRV_SOR_MSG_FIN:
+		/* Data in flight when we closed still lands, and is dropped. */
+		return state == EUSRV_SOR_ST_ESTABLISHED ||
+		       state == EUSRV_SOR_ST_CLOSING ||
+		       state == EUSRV_SOR_ST_NACK_WAIT;
+	case EUSRV_SOR_MSG_SENT:
+		/* Our own engine's note: whatever the state, a transfer ends. */
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The peer's NACK request with REASON arrives in STATE: the new state.
+ * Reason 0 is a normal close (remaining data readable, then EOF).  A
+ * connection that is closing itself or waiting for its own NACK's reply
+ * keeps its state: its own handshake goes on.
+ */
+static inline unsigned int sor_st_on_nack(unsigned int state,
+					  unsigned int reason)
+{
+	switch (state) {
+	case EUSRV_SOR_ST_CONNECTING:
+	case EUSRV_SOR_ST_ACCEPTING:
+		return EUSRV_SOR_ST_RESET;
+	case EUSRV_SOR_ST_ESTABLISHED:
+		return reason ? EUSRV_SOR_ST_RESET : EUSRV_SOR_ST_PEER_CLOSED;
+	case EUSRV_SOR_ST_CLOSING:
+		/* The peer will not take the rest: give up flushing. */
+		return EUSRV_SOR_ST_NACK_WAIT;
+	default:
+		return state;
+	}
+}
+
+/* The errno a NACK's reason gives the local call (0: EOF / EPIPE). */
+static inline int sor_st_nack_errno(unsigned int reason)
+{
+	return reason ? (int)reason : 0;
+}
+
+/* What the last close of a connection file does. */
+enum sor_close_action {
+	SOR_CLOSE_RETIRE,	/* nothing to tell the peer: free it */
+	SOR_CLOSE_FLUSH,	/* CLOSING: send what is queued, then NACK */
+	SOR_CLOSE_NACK,		/* NACK_WAIT: NACK request now */
+	SOR_CLOSE_WAIT,		/* our NACK's reply is awaited already */
+};
+
+/*
+ * STATE at the last close; QUEUED bytes written and not yet received by
+ * the peer, UNREAD bytes arrived and not read; NACK_PENDING when our own
+ * NACK request awaits its reply.  Unread data makes the close an abort
+ * (ECONNRESET at the peer, as TCP's RST), see *REASON.
+ */
+static inline enum sor_close_action sor_st_on_close(unsigned int state,
+						    u32 queued, u32 unread,
+						    bool nack_pending,
+						    unsigned int *reason)
+{
+	*reason = 0;
+	if (nack_pending)
+		return SOR_CLOSE_WAIT;
+	switch (state) {
+	case EUSRV_SOR_ST_ESTABLISHED:
+		if (unread) {
+			*reason = ECONNRESET;
+			return SOR_CLOSE_NACK;
+		}
+		return queued ? SOR_CLOSE_FLUSH : SOR_CLOSE_NACK;
+	default:
+		/* PEER_CLOSED, RESET: the peer knows already. */
+		return SOR_CLOSE_RETIRE;
+	}
+}
+
+/* The resend timer fired after TRIES sends of a NACK request. */
+static inline bool sor_st_nack_give_up(unsigned int tries)
+{
+	return tries >= SOR_NACK_TRIES;
+}
+
+/* The state a local abort (bad user value, transfer error, ...) leads to. */
+static inline unsigned int sor_st_on_abort(unsigned int state)
+{
+	switch (state) {
+	case EUSRV_SOR_ST_NACK_WAIT:
+	case SOR_ST_QUARANTINE:
+		return state;
+	default:
+		return EUSRV_SOR_ST_RESET;
+	}
+}
+
+/* Whether a connection in STATE still moves data (reads requests etc.). */
+static inline bool sor_st_open(unsigned int state)
+{
+	return state == EUSRV_SOR_ST_ESTABLISHED ||
+	       state == EUSRV_SOR_ST_CLOSING;
+}
+
+/* The state user space sees for STATE. */
+static inline unsigned int sor_st_uapi(unsigned int state)
+{
+	return state == SOR_ST_QUARANTINE ? EUSRV_SOR_ST_RESET : state;
+}
+
+#endif /* EUSRV_SOR_STATE_H */

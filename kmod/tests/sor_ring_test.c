@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of the sockets-over-RDMA ring arithmetic, sor/sor_ring.h:
+ * free-running positions across the 32-bit wrap, the split of a transfer
+ * at the ring's end, and hostile positions from user space or a peer.
+ */
+#include <kunit/test.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+
+#include "../sor/sor_ring.h"
+
+static const u32 starts[] = {
+	0, 1, 4095, 0x7fffffffU, 0x80000000U, U32_MAX - 4096, U32_MAX - 1,
+	U32_MAX,
+};
+
+#define SZ	4096U
+
+static void sor_ring_test_within(struct kunit *test)
+{
+	unsigned int i;
+	u32 s;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		s = starts[i];
+		KUNIT_EXPECT_TRUE(test, sor_ring_within(s, s, s));
+		KUNIT_EXPECT_TRUE(test, sor_ring_within(s, s + 10, s + 10));
+		KUNIT_EXPECT_FALSE(test, sor_ring_within(s, s + 11, s + 10));
+		KUNIT_EXPECT_FALSE(test, sor_ring_within(s, s - 1, s + 10));
+	}
+}
+
+/* The send tail: forward from the last, at most a ring past the head. */
+static void sor_ring_test_tail(struct kunit *test)
+{
+	unsigned int i;
+	u32 h;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		h = starts[i];
+		KUNIT_EXPECT_TRUE(test, sor_ring_tail_ok(h, h, h, SZ));
+		KUNIT_EXPECT_TRUE(test, sor_ring_tail_ok(h, h, h + SZ, SZ));
+		KUNIT_EXPECT_TRUE(test, sor_ring_tail_ok(h, h + 5, h + 5, SZ));
+		KUNIT_EXPECT_FALSE(test, sor_ring_tail_ok(h, h, h + SZ + 1, SZ));
+		/* Backwards, also to a value that would look empty. */
+		KUNIT_EXPECT_FALSE(test, sor_ring_tail_ok(h, h + 5, h + 4, SZ));
+		KUNIT_EXPECT_FALSE(test, sor_ring_tail_ok(h, h + 5, h, SZ));
+		KUNIT_EXPECT_FALSE(test, sor_ring_tail_ok(h, h, h - 1, SZ));
+		KUNIT_EXPECT_FALSE(test, sor_ring_tail_ok(h, h, h ^ 0x80000000U, SZ));
+	}
+}
+
+static void sor_ring_test_head(struct kunit *test)
+{
+	unsigned int i;
+	u32 s;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		s = starts[i];
+		KUNIT_EXPECT_TRUE(test, sor_ring_head_ok(s, s, s + 100));
+		KUNIT_EXPECT_TRUE(test, sor_ring_head_ok(s, s + 100, s + 100));
+		KUNIT_EXPECT_FALSE(test, sor_ring_head_ok(s, s + 101, s + 100));
+		KUNIT_EXPECT_FALSE(test, sor_ring_head_ok(s, s - 1, s + 100));
+		KUNIT_EXPECT_FALSE(test, sor_ring_head_ok(s, U32_MAX / 2 + s, s));
+	}
+}
+
+/* Positions from a peer: its head between the last one and what was sent. */
+static void sor_ring_test_peer(struct kunit *test)
+{
+	unsigned int i;
+	u32 s;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		s = starts[i];
+		KUNIT_EXPECT_TRUE(test, sor_ring_peer_pos_ok(s, s, s));
+		KUNIT_EXPECT_TRUE(test, sor_ring_peer_pos_ok(s, s + 7, s + 7));
+		KUNIT_EXPECT_FALSE(test, sor_ring_peer_pos_ok(s, s + 8, s + 7));
+		KUNIT_EXPECT_FALSE(test, sor_ring_peer_pos_ok(s + 1, s, s + 7));
+		/* DATA: forward, not beyond the room the request offered. */
+		KUNIT_EXPECT_TRUE(test, sor_ring_new_tail_ok(s, s + 1, s, SZ));
+		KUNIT_EXPECT_TRUE(test, sor_ring_new_tail_ok(s, s + SZ, s, SZ));
+		KUNIT_EXPECT_FALSE(test, sor_ring_new_tail_ok(s, s, s, SZ));
+		KUNIT_EXPECT_FALSE(test, sor_ring_new_tail_ok(s, s + SZ + 1, s, SZ));
+		KUNIT_EXPECT_FALSE(test, sor_ring_new_tail_ok(s, s - 1, s, SZ));
+		/* Some data unread at the request: less room. */
+		KUNIT_EXPECT_FALSE(test, sor_ring_new_tail_ok(s + 10, s + SZ + 1,
+							      s, SZ));
+	}
+}
+
+static void sor_ring_test_xfer_len(struct kunit *test)
+{
+	unsigned int i;
+	u32 h;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		h = starts[i];
+		KUNIT_EXPECT_EQ(test, sor_ring_xfer_len(h, h, h, SZ, SZ), 0U);
+		KUNIT_EXPECT_EQ(test, sor_ring_xfer_len(h, h + 100, h, SZ, SZ), 100U);
+		KUNIT_EXPECT_EQ(test, sor_ring_xfer_len(h, h + SZ, h, SZ, SZ), SZ);
+		/* The receiver has not consumed 1000 bytes yet. */
+		KUNIT_EXPECT_EQ(test, sor_ring_xfer_len(h, h + SZ, h - 1000, SZ, SZ),
+				SZ - 1000);
+		KUNIT_EXPECT_EQ(test, sor_ring_xfer_len(h, h + SZ, h, SZ, 10), 10U);
+		/* Impossible inputs move nothing. */
+		KUNIT_EXPECT_EQ(test, sor_ring_xfer_len(h, h + SZ + 1, h, SZ, SZ), 0U);
+		KUNIT_EXPECT_EQ(test, sor_ring_xfer_len(h, h + 1, h + 1, SZ, SZ), 0U);
+		KUNIT_EXPECT_EQ(test, sor_ring_xfer_len(h, h + 1, h - SZ - 1, SZ, SZ),
+				0U);
+	}
+}
+
+static void sor_ring_test_split(struct kunit *test)
+{
+	struct sor_extent e[2];
+	unsigned int i, nr;
+	u32 pos, len, total;
+
+	KUNIT_EXPECT_EQ(test, sor_ring_split(0, 0, SZ, e), 0U);
+	KUNIT_EXPECT_EQ(test, sor_ring_split(0, SZ + 1, SZ, e), 0U);
+	KUNIT_EXPECT_EQ(test, sor_ring_split(0, SZ, SZ, e), 1U);
+	KUNIT_EXPECT_EQ(test, e[0].off, 0U);
+	KUNIT_EXPECT_EQ(test, e[0].len, SZ);
+	KUNIT_EXPECT_EQ(test, sor_ring_split(SZ - 1, 2, SZ, e), 2U);
+	KUNIT_EXPECT_EQ(test, e[0].off, SZ - 1);
+	KUNIT_EXPECT_EQ(test, e[0].len, 1U);
+	KUNIT_EXPECT_EQ(test, e[1].off, 0U);
+	KUNIT_EXPECT_EQ(test, e[1].len, 1U);
+	/* Across the 32-bit wrap, the offsets continue seamlessly. */
+	KUNIT_EXPECT_EQ(test, sor_ring_split(U32_MAX, 2, SZ, e), 2U);
+	KUNIT_EXPECT_EQ(test, e[0].off, SZ - 1);
+	KUNIT_EXPECT_EQ(test, e[1].off, 0U);
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		for (len = 1; len <= SZ; len += 511) {
+			pos = starts[i];
+			nr = sor_ring_split(pos, len, SZ, e);
+			KUNIT_ASSERT_GE(test, nr, 1U);
+			total = e[0].len + (nr == 2 ? e[1].len : 0);
+			KUNIT_EXPECT_EQ(test, total, len);
+			KUNIT_EXPECT_LE(test, e[0].off + e[0].len, SZ);
+			if (nr == 2) {
+				KUNIT_EXPECT_EQ(test, e[0].off + e[0].len, SZ);
+				KUNIT_EXPECT_EQ(test, e[1].off, 0U);
+			}
+			KUNIT_EXPECT_EQ(test, e[0].off, pos & (SZ - 1));
+		}
+	}
+}
+
+static struct kunit_case sor_ring_test_cases[] = {
+	KUNIT_CASE(sor_ring_test_within),
+	KUNIT_CASE(sor_ring_test_tail),
+	KUNIT_CASE(sor_ring_test_head),
+	KUNIT_CASE(sor_ring_test_peer),
+	KUNIT_CASE(sor_ring_test_xfer_len),
+	KUNIT_CASE(sor_ring_test_split),
+	{}
+};
+
+static struct kunit_suite sor_ring_test_suite = {
+	.name = "eusrv_sor_ring",
+	.test_cases = sor_ring_test_cases,
+};
+
+kunit_test_suite(sor_ring_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the sockets-over-RDMA ring arithmetic");
+MODULE_LICENSE("GPL");

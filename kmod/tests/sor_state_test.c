@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite of the sockets-over-RDMA state machines, sor/sor_state.h:
+ * which messages each state takes (duplicates and late ones included),
+ * where a NACK, a close or an abort leads, and the NACK resend limit.
+ */
+#include <kunit/test.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+
+#include "../sor/sor_state.h"
+
+static const unsigned int all_states[] = {
+	EUSRV_SOR_ST_CONNECTING, EUSRV_SOR_ST_ACCEPTING,
+	EUSRV_SOR_ST_ESTABLISHED, EUSRV_SOR_ST_CLOSING,
+	EUSRV_SOR_ST_PEER_CLOSED, EUSRV_SOR_ST_RESET,
+	EUSRV_SOR_ST_NACK_WAIT, SOR_ST_QUARANTINE,
+};
+
+static void sor_state_test_setup_msgs(struct kunit *test)
+{
+	unsigned int i, s;
+
+	/* ACCEPT: only a client that is connecting and has no peer id. */
+	KUNIT_EXPECT_TRUE(test, sor_st_accepts(EUSRV_SOR_ST_CONNECTING, true,
+					       false, false, SOR_MSG_ACCEPT));
+	/* A duplicate ACCEPT is dropped. */
+	KUNIT_EXPECT_FALSE(test, sor_st_accepts(EUSRV_SOR_ST_CONNECTING, true,
+						true, false, SOR_MSG_ACCEPT));
+	KUNIT_EXPECT_FALSE(test, sor_st_accepts(EUSRV_SOR_ST_ACCEPTING, false,
+						true, false, SOR_MSG_ACCEPT));
+	/* ADDR: client after ACCEPT, server while accepting; once. */
+	KUNIT_EXPECT_FALSE(test, sor_st_accepts(EUSRV_SOR_ST_CONNECTING, true,
+						false, false, SOR_MSG_ADDR));
+	KUNIT_EXPECT_TRUE(test, sor_st_accepts(EUSRV_SOR_ST_CONNECTING, true,
+					       true, false, SOR_MSG_ADDR));
+	KUNIT_EXPECT_FALSE(test, sor_st_accepts(EUSRV_SOR_ST_CONNECTING, true,
+						true, true, SOR_MSG_ADDR));
+	KUNIT_EXPECT_TRUE(test, sor_st_accepts(EUSRV_SOR_ST_ACCEPTING, false,
+					       true, false, SOR_MSG_ADDR));
+	KUNIT_EXPECT_FALSE(test, sor_st_accepts(EUSRV_SOR_ST_ACCEPTING, false,
+						true, true, SOR_MSG_ADDR));
+	/* Late set-up messages after set-up are dropped everywhere. */
+	for (i = 0; i < ARRAY_SIZE(all_states); i++) {
+		s = all_states[i];
+		if (s == EUSRV_SOR_ST_CONNECTING || s == EUSRV_SOR_ST_ACCEPTING)
+			continue;
+		KUNIT_EXPECT_FALSE(test, sor_st_accepts(s, true, true, true,
+							SOR_MSG_ACCEPT));
+		KUNIT_EXPECT_FALSE(test, sor_st_accepts(s, false, true, false,
+							SOR_MSG_ADDR));
+		KUNIT_EXPECT_FALSE(test, sor_st_accepts(s, true, true, false,
+							SOR_MSG_ADDR));
+	}
+}
+
+static void sor_state_test_data_msgs(struct kunit *test)
+{
+	unsigned int i, s;
+	bool open;
+
+	for (i = 0; i < ARRAY_SIZE(all_states); i++) {
+		s = all_states[i];
+		open = s == EUSRV_SOR_ST_ESTABLISHED || s == EUSRV_SOR_ST_CLOSING;
+		KUNIT_EXPECT_EQ(test, sor_st_open(s), open);
+		KUNIT_EXPECT_EQ(test, sor_st_accepts(s, true, true, true,
+						     EUSRV_SOR_MSG_RDREQ), open);
+		KUNIT_EXPECT_EQ(test, sor_st_accepts(s, false, true, true,
+						     EUSRV_SOR_MSG_DATA),
+				open || s == EUSRV_SOR_ST_NACK_WAIT);
+		KUNIT_EXPECT_EQ(test, sor_st_accepts(s, false, true, true,
+						     EUSRV_SOR_MSG_FIN),
+				open || s == EUSRV_SOR_ST_NACK_WAIT);
+		KUNIT_EXPECT_TRUE(test, sor_st_accepts(s, true, true, true,
+						       EUSRV_SOR_MSG_SENT));
+		/* Types that never name a connection state. */
+		KUNIT_EXPECT_FALSE(test, sor_st_accepts(s, true, true, true,
+							EUSRV_SOR_MSG_CONNRQ));
+		KUNIT_EXPECT_FALSE(test, sor_st_accepts(s, true, true, true, 0));
+		KUNIT_EXPECT_FALSE(test, sor_st_accepts(s, true, true, true, 0xf));
+	}
+}
+
+static void sor_state_test_nack(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sor_st_on_nack(EUSRV_SOR_ST_ESTABLISHED, 0),
+			(unsigned int)EUSRV_SOR_ST_PEER_CLOSED);
+	KUNIT_EXPECT_EQ(test, sor_st_on_nack(EUSRV_SOR_ST_ESTABLISHED, ECONNRESET),
+			(unsigned int)EUSRV_SOR_ST_RESET);
+	KUNIT_EXPECT_EQ(test, sor_st_on_nack(EUSRV_SOR_ST_CONNECTING, ECONNREFUSED),
+			(unsigned int)EUSRV_SOR_ST_RESET);
+	KUNIT_EXPECT_EQ(test, sor_st_on_nack(EUSRV_SOR_ST_ACCEPTING, ECONNABORTED),
+			(unsigned int)EUSRV_SOR_ST_RESET);
+	KUNIT_EXPECT_EQ(test, sor_st_on_nack(EUSRV_SOR_ST_CLOSING, 0),
+			(unsigned int)EUSRV_SOR_ST_NACK_WAIT);
+	/* Simultaneous close and duplicates keep the state. */
+	KUNIT_EXPECT_EQ(test, sor_st_on_nack(EUSRV_SOR_ST_NACK_WAIT, 0),
+			(unsigned int)EUSRV_SOR_ST_NACK_WAIT);
+	KUNIT_EXPECT_EQ(test, sor_st_on_nack(EUSRV_SOR_ST_PEER_CLOSED, 0),
+			(unsigned int)EUSRV_SOR_ST_PEER_CLOSED);
+	KUNIT_EXPECT_EQ(test, sor_st_on_nack(EUSRV_SOR_ST_RESET, ECONNRESET),
+			(unsigned int)EUSRV_SOR_ST_RESET);
+	KUNIT_EXPECT_EQ(test, sor_st_on_nack(SOR_ST_QUARANTINE, 0),
+			SOR_ST_QUARANTINE);
+	KUNIT_EXPECT_EQ(test, sor_st_nack_errno(0), 0);
+	KUNIT_EXPECT_EQ(test, sor_st_nack_errno(ECONNREFUSED), ECONNREFUSED);
+}
+
+static void sor_state_test_close(struct kunit *test)
+{
+	unsigned int r;
+
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_ESTABLISHED, 0, 0,
+					      false, &r), SOR_CLOSE_NACK);
+	KUNIT_EXPECT_EQ(test, r, 0U);
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_ESTABLISHED, 10, 0,
+					      false, &r), SOR_CLOSE_FLUSH);
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_ESTABLISHED, 10, 5,
+					      false, &r), SOR_CLOSE_NACK);
+	KUNIT_EXPECT_EQ(test, r, (unsigned int)ECONNRESET);
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_PEER_CLOSED, 10, 5,
+					      false, &r), SOR_CLOSE_RETIRE);
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_RESET, 0, 0, false, &r),
+			SOR_CLOSE_RETIRE);
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_RESET, 0, 0, true, &r),
+			SOR_CLOSE_WAIT);
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_NACK_WAIT, 0, 0, true,
+					      &r), SOR_CLOSE_WAIT);
+}
+
+static void sor_state_test_abort_resend(struct kunit *test)
+{
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, sor_st_on_abort(EUSRV_SOR_ST_ESTABLISHED),
+			(unsigned int)EUSRV_SOR_ST_RESET);
+	KUNIT_EXPECT_EQ(test, sor_st_on_abort(EUSRV_SOR_ST_CONNECTING),
+			(unsigned int)EUSRV_SOR_ST_RESET);
+	KUNIT_EXPECT_EQ(test, sor_st_on_abort(EUSRV_SOR_ST_NACK_WAIT),
+			(unsigned int)EUSRV_SOR_ST_NACK_WAIT);
+	KUNIT_EXPECT_EQ(test, sor_st_on_abort(SOR_ST_QUARANTINE),
+			SOR_ST_QUARANTINE);
+	for (i = 0; i < SOR_NACK_TRIES; i++)
+		KUNIT_EXPECT_FALSE(test, sor_st_nack_give_up(i));
+	KUNIT_EXPECT_TRUE(test, sor_st_nack_give_up(SOR_NACK_TRIES));
+	/* 200 ms apart, given up after 2 s; dead peers found within 3 s. */
+	KUNIT_EXPECT_EQ(test, SOR_NACK_TRIES * SOR_NACK_RESEND_MS, 2000U);
+	KUNIT_EXPECT_LE(test, SOR_KA_DEAD_MS + SOR_KA_PERIOD_MS, 3000U);
+	KUNIT_EXPECT_EQ(test, sor_st_uapi(SOR_ST_QUARANTINE),
+			(unsigned int)EUSRV_SOR_ST_RESET);
+	KUNIT_EXPECT_EQ(test, sor_st_uapi(EUSRV_SOR_ST_CLOSING),
+			(unsigned int)EUSRV_SOR_ST_CLOSING);
+}
+
+static struct kunit_case sor_state_test_cases[] = {
+	KUNIT_CASE(sor_state_test_setup_msgs),
+	KUNIT_CASE(sor_state_test_data_msgs),
+	KUNIT_CASE(sor_state_test_nack),
+	KUNIT_CASE(sor_state_test_close),
+	KUNIT_CASE(sor_state_test_abort_resend),
+	{}
+};
+
+static struct kunit_suite sor_state_test_suite = {
+	.name = "eusrv_sor_state",
+	.test_cases = sor_state_test_cases,
+};
+
+kunit_test_suite(sor_state_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests of the sockets-over-RDMA state machines");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,99 @@
+/*
+ * The AXI DMA engine of one node (axidma_hw.h, EUSRV_PAGE_DMA): PG021
+ * scatter-gather MM2S and S2MM channels, coalescing, errors, reset.
+ *
+ * Block logic only: the MAC (mac.c) pulls transmit frames out of it and
+ * pushes received frames into it; time comes in as microseconds and the
+ * interrupt decision goes out through axidma_update_irq(), so the same code
+ * runs in the model and in the host unit tests.
+ */
+#ifndef EUSRV_MODEL_AXIDMA_H
+#define EUSRV_MODEL_AXIDMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <eusrv/axidma_hw.h>
+
+#include "board.h"
+#include "log.h"
+
+enum { AXIDMA_TX = 0, AXIDMA_RX = 1 };
+
+/* Injected errors (control socket): the next descriptor fails like this. */
+enum axidma_inject {
+	AXIDMA_INJ_NONE = 0,
+	AXIDMA_INJ_DMA_INT,
+	AXIDMA_INJ_DMA_SLV,
+	AXIDMA_INJ_DMA_DEC,
+	AXIDMA_INJ_SG_INT,
+	AXIDMA_INJ_SG_SLV,
+	AXIDMA_INJ_SG_DEC,
+};
+
+struct axidma_chan {
+	uint32_t base;			/* AXIDMA_MM2S or AXIDMA_S2MM */
+	uint32_t vb;			/* AXIDMA_VB_MM2S or AXIDMA_VB_S2MM */
+	uint32_t sr;			/* the model's DMASR */
+	uint32_t cr_seen;		/* DMACR at the last kick */
+	bool running;			/* RS latched: fetching allowed */
+	bool err_halted;		/* stopped by an error until reset */
+	bool idle;			/* completed the tail at idle_at */
+	bool tail_kick;			/* last kick was a TAILDESC write */
+	uint64_t next;			/* next descriptor */
+	uint64_t idle_at;
+	uint32_t thresh_cnt;		/* IOC events left to the interrupt */
+	uint64_t dly_deadline_us;	/* 0: delay timer not running */
+	uint32_t clr_seq;		/* SR_CLR_SEQ last applied */
+	uint32_t bad_cnt, bad_last, inj_cnt;
+	uint32_t bad_cr_val, bad_cur_val, bad_tail_val;
+	bool bad_cr, bad_cur, bad_tail;
+	enum axidma_inject inject;
+	bool raise;			/* interrupt to raise at update */
+};
+
+struct axidma {
+	void *page;
+	const struct board *board;
+	unsigned int node;
+	bool up;
+	struct axidma_chan ch[2];
+	struct log_ratelimit rl;
+};
+
+void axidma_init(struct axidma *d, void *page, const struct board *board,
+		 unsigned int node);
+void axidma_attach(struct axidma *d);
+void axidma_detach(struct axidma *d);
+
+/* The node kicked channel CH (registers changed). */
+void axidma_kick(struct axidma *d, unsigned int ch, uint64_t now_us);
+
+/*
+ * MM2S: take the next complete frame.  Copies at most CAP bytes into BUF,
+ * *LEN gets the frame's full length, APP the SOF descriptor's APP words.
+ * Returns 1 (a frame, its descriptors completed), 0 (none ready) or -1 (a
+ * DMA error stopped the channel).
+ */
+int axidma_tx_frame(struct axidma *d, uint8_t *buf, size_t cap, size_t *len,
+		    uint32_t app[5], uint64_t now_us);
+
+/*
+ * S2MM: put a frame of LEN bytes with APP words into free descriptors.
+ * Returns 0 (delivered), -ENOSPC (no room, channel not running: dropped)
+ * or -EIO (a DMA error stopped the channel: dropped).
+ */
+int axidma_rx_frame(struct axidma *d, const uint8_t *frame, size_t len,
+		    const uint32_t app[5], uint64_t now_us);
+
+/* Expire delay timers due at NOW_US. */
+void axidma_timer(struct axidma *d, uint64_t now_us);
+/* Earliest running delay timer (0: none). */
+uint64_t axidma_next_deadline(const struct axidma *d);
+/* True if channel CH's interrupt must be raised now (once). */
+bool axidma_update_irq(struct axidma *d, unsigned int ch);
+/* Make channel CH's next descriptor fail with KIND. */
+void axidma_inject(struct axidma *d, unsigned int ch, enum axidma_inject kind);
+
+#endif /* EUSRV_MODEL_AXIDMA_H */

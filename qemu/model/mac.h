@@ -1,0 +1,99 @@
+/*
+ * The shared 10 GbE MAC (mac_hw.h): one port per node, each with its AXI
+ * DMA engine; the switch between ports and the line side; the round-robin
+ * transmit scheduler; checksum offload; counters; MDIO to the PHY.
+ *
+ * Block logic only: the line side, interrupts and time reach it through
+ * struct mac_ops, so the host unit tests drive it with fakes.
+ */
+#ifndef EUSRV_MODEL_MAC_H
+#define EUSRV_MODEL_MAC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <eusrv/mac_hw.h>
+
+#include "axidma.h"
+#include "board.h"
+#include "log.h"
+#include "phy.h"
+
+/* Scheduler turns per round: each turn takes one frame from every ready port. */
+#define MAC_TX_TURNS		16U
+/* The MAC's frame buffer: larger frames are consumed and dropped. */
+#define MAC_BUF_SIZE		16384U
+#define MAC_LINE		EUSRV_MAX_NODES	/* "port" number of the line */
+
+struct mac_ops {
+	/* Raise node NODE's MSI-X vector VECTOR. */
+	void (*raise)(void *opaque, unsigned int node, unsigned int vector);
+	/* Send a frame to the line peer; false if it had to be dropped. */
+	bool (*line_send)(void *opaque, const uint8_t *frame, size_t len);
+	/* Monotonic microseconds. */
+	uint64_t (*now_us)(void *opaque);
+};
+
+struct mac_port {
+	bool up;
+	bool tx_ready;			/* MM2S may have a frame */
+	uint32_t mtu;			/* last valid MTU */
+	uint32_t mtu_bad_val, ctrl_bad_val;
+	bool mtu_bad, ctrl_bad;
+	uint32_t sr;
+	uint32_t sr_seen_ctrl;		/* CTRL at the last kick */
+	uint32_t clr_seq;
+	uint16_t mdio_done;
+	uint32_t link_changes;
+	uint32_t bad_cnt;
+	bool raise;
+	uint64_t st[EUSRV_MAC_STATS_COUNT];
+};
+
+struct mac {
+	struct board *board;
+	const struct mac_ops *ops;
+	void *opaque;
+	struct axidma dma[EUSRV_MAX_NODES];
+	struct mac_port port[EUSRV_MAX_NODES];
+	struct phy phy;
+	bool link;
+	bool peer;
+	uint64_t total[EUSRV_MAC_STATS_COUNT];
+	uint64_t line[EUSRV_MAC_STATS_COUNT];
+	bool shared_dirty;		/* totals/line to copy to every page */
+	unsigned int rr;		/* the scheduler's first port next round */
+	bool busy;			/* a port may have more to send */
+	unsigned int loop_depth;
+	struct log_ratelimit rl;
+	uint8_t txbuf[MAC_BUF_SIZE];
+};
+
+void mac_init(struct mac *m, struct board *board, const struct mac_ops *ops,
+	      void *opaque);
+void mac_attach(struct mac *m, unsigned int node);
+void mac_detach(struct mac *m, unsigned int node);
+/* Node NODE kicked VECTOR (EUSRV_VEC_DMA_MM2S, _S2MM or _MAC). */
+void mac_kick(struct mac *m, unsigned int node, unsigned int vector);
+/* A round of the event loop: transmit scheduler, counters, interrupts. */
+void mac_round(struct mac *m);
+/* True if the loop must not sleep (ports still have frames). */
+bool mac_busy(const struct mac *m);
+/* Timers due (delay timers, PHY reset). */
+void mac_timer(struct mac *m);
+/* Earliest timer deadline in µs (0: none). */
+uint64_t mac_next_deadline(const struct mac *m);
+/* A frame from the line peer. */
+void mac_line_rx(struct mac *m, const uint8_t *frame, size_t len);
+/* The line peer connected or went away. */
+void mac_line_peer(struct mac *m, bool connected);
+/* Force the link down (VEND_CTRL.LINK_DOWN) or release it. */
+void mac_force_link_down(struct mac *m, bool down);
+/* Test hook: node NODE's channel CH fails its next descriptor with KIND. */
+int mac_inject(struct mac *m, unsigned int node, unsigned int ch,
+	       enum axidma_inject kind);
+
+/* Ones'-complement sum of LEN bytes as big-endian words, folded. */
+uint16_t mac_csum(const uint8_t *p, size_t len, uint32_t seed);
+
+#endif /* EUSRV_MODEL_MAC_H */

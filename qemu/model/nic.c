@@ -1,0 +1,503 @@
+/*
+ * The shared NIC wired into the model (see nic.h).
+ */
+#define _GNU_SOURCE
+#include "nic.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blocks.h"
+#include "unix_sock.h"
+
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000U;
+}
+
+/* ---- MAC ops ----------------------------------------------------------- */
+
+static void op_raise(void *opaque, unsigned int node, unsigned int vector)
+{
+	struct nic *nic = opaque;
+
+	blocks_raise(nic->blocks, node, vector);
+}
+
+static uint64_t op_now_us(void *opaque)
+{
+	(void)opaque;
+	return mono_us();
+}
+
+static void line_close(struct nic *nic, const char *why);
+
+static void line_want_out(struct nic *nic, bool on)
+{
+	if (nic->line.fd < 0 || nic->line_want_out == on)
+		return;
+	nic->line_want_out = on;
+	ev_mod(nic->loop, &nic->line, EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0));
+}
+
+static void line_flush(struct nic *nic)
+{
+	while (nic->line_tx_len && nic->line.fd >= 0) {
+		size_t chunk = NIC_LINE_TXBUF - nic->line_tx_head;
+		ssize_t n;
+
+		if (chunk > nic->line_tx_len)
+			chunk = nic->line_tx_len;
+		n = send(nic->line.fd, nic->line_tx + nic->line_tx_head, chunk,
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			line_close(nic, strerror(errno));
+			return;
+		}
+		nic->line_tx_head = (nic->line_tx_head + (size_t)n) % NIC_LINE_TXBUF;
+		nic->line_tx_len -= (size_t)n;
+	}
+	line_want_out(nic, nic->line_tx_len != 0);
+}
+
+static void line_put(struct nic *nic, const uint8_t *data, size_t n)
+{
+	size_t tail = (nic->line_tx_head + nic->line_tx_len) % NIC_LINE_TXBUF;
+	size_t first = NIC_LINE_TXBUF - tail;
+
+	if (first > n)
+		first = n;
+	memcpy(nic->line_tx + tail, data, first);
+	memcpy(nic->line_tx, data + first, n - first);
+	nic->line_tx_len += n;
+}
+
+static bool op_line_send(void *opaque, const uint8_t *frame, size_t len)
+{
+	struct nic *nic = opaque;
+	uint8_t hdr[MGMT_LEN_SIZE];
+
+	if (nic->line.fd < 0 ||
+	    NIC_LINE_TXBUF - nic->line_tx_len < MGMT_LEN_SIZE + len)
+		return false;
+	mgmt_put_len(hdr, (uint32_t)len);
+	line_put(nic, hdr, sizeof(hdr));
+	line_put(nic, frame, len);
+	if (!nic->line_want_out)
+		line_flush(nic);
+	return true;
+}
+
+static const struct mac_ops nic_mac_ops = {
+	.raise = op_raise,
+	.line_send = op_line_send,
+	.now_us = op_now_us,
+};
+
+/* ---- Line side --------------------------------------------------------- */
+
+static void line_close(struct nic *nic, const char *why)
+{
+	if (nic->line.fd < 0)
+		return;
+	log_info("shared MAC: line peer gone (%s)", why);
+	ev_del(nic->loop, &nic->line);
+	close(nic->line.fd);
+	nic->line.fd = -1;
+	nic->line_tx_len = 0;
+	nic->line_tx_head = 0;
+	nic->line_want_out = false;
+	mac_line_peer(&nic->mac, false);
+}
+
+static void line_event(struct ev_handler *h, uint32_t events)
+{
+	struct nic *nic = container_of(h, struct nic, line);
+	size_t pos = 0, used;
+	ssize_t n;
+
+	if (events & EPOLLOUT)
+		line_flush(nic);
+	if (nic->line.fd < 0)
+		return;
+	if (!(events & EPOLLIN)) {
+		if (events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP))
+			line_close(nic, "connection closed");
+		return;
+	}
+	n = recv(h->fd, nic->rbuf, sizeof(nic->rbuf), MSG_DONTWAIT);
+	if (n <= 0) {
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		line_close(nic, n == 0 ? "connection closed" : strerror(errno));
+		return;
+	}
+	while (pos < (size_t)n && nic->line.fd >= 0) {
+		switch (mgmt_rx_feed(nic->line_rx, nic->rbuf + pos,
+				     (size_t)n - pos, &used)) {
+		case MGMT_RX_FRAME:
+			mac_line_rx(&nic->mac, nic->line_rx->frame,
+				    nic->line_rx->len);
+			break;
+		case MGMT_RX_MALFORMED:
+			if (log_ratelimit_ok(&nic->rl, evloop_now_ms()))
+				log_warn("shared MAC: line peer sent a frame length of %u: dropped",
+					 nic->line_rx->bad_len);
+			break;
+		case MGMT_RX_MORE:
+			break;
+		}
+		pos += used;
+	}
+}
+
+static void line_listen_event(struct ev_handler *h, uint32_t events)
+{
+	struct nic *nic = container_of(h, struct nic, line_listen);
+	int fd;
+
+	(void)events;
+	fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (nic->line.fd >= 0) {
+		log_warn("shared MAC: refused a second line peer");
+		close(fd);
+		return;
+	}
+	nic->line.fd = fd;
+	nic->line_want_out = false;
+	mgmt_rx_init(nic->line_rx);
+	if (ev_add(nic->loop, &nic->line, EPOLLIN | EPOLLRDHUP)) {
+		close(fd);
+		nic->line.fd = -1;
+		return;
+	}
+	log_info("shared MAC: line peer connected");
+	mac_line_peer(&nic->mac, true);
+}
+
+/* ---- Control socket ---------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	enum axidma_inject kind;
+} inj_kinds[] = {
+	{ "slave", AXIDMA_INJ_DMA_SLV },
+	{ "decode", AXIDMA_INJ_DMA_DEC },
+	{ "internal", AXIDMA_INJ_DMA_INT },
+	{ "sg-slave", AXIDMA_INJ_SG_SLV },
+	{ "sg-decode", AXIDMA_INJ_SG_DEC },
+	{ "sg-internal", AXIDMA_INJ_SG_INT },
+};
+
+static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
+{
+	char *argv[6];
+	int argc = 0;
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(line, " \t\r", &save); tok && argc < 6;
+	     tok = strtok_r(NULL, " \t\r", &save))
+		argv[argc++] = tok;
+	if (argc == 0 || !strcmp(argv[0], "help")) {
+		snprintf(out, outsz,
+			 "ok commands: dma-error NODE mm2s|s2mm [slave|decode|internal|sg-slave|sg-decode|sg-internal]; phy-link up|down\n");
+		return;
+	}
+	if (!strcmp(argv[0], "dma-error") && (argc == 3 || argc == 4)) {
+		enum axidma_inject kind = AXIDMA_INJ_DMA_SLV;
+		unsigned long node;
+		unsigned int ch;
+		char *end;
+		size_t i;
+
+		node = strtoul(argv[1], &end, 10);
+		if (*end || !*argv[1] || node >= nic->mac.board->nr_nodes) {
+			snprintf(out, outsz, "error: no node '%s'\n", argv[1]);
+			return;
+		}
+		if (!strcmp(argv[2], "mm2s")) {
+			ch = AXIDMA_TX;
+		} else if (!strcmp(argv[2], "s2mm")) {
+			ch = AXIDMA_RX;
+		} else {
+			snprintf(out, outsz, "error: channel must be mm2s or s2mm\n");
+			return;
+		}
+		if (argc == 4) {
+			for (i = 0; i < sizeof(inj_kinds) / sizeof(inj_kinds[0]); i++)
+				if (!strcmp(argv[3], inj_kinds[i].name))
+					break;
+			if (i == sizeof(inj_kinds) / sizeof(inj_kinds[0])) {
+				snprintf(out, outsz, "error: unknown error kind '%s'\n",
+					 argv[3]);
+				return;
+			}
+			kind = inj_kinds[i].kind;
+		}
+		mac_inject(&nic->mac, (unsigned int)node, ch, kind);
+		log_info("control: node%lu %s: next descriptor fails (%s)", node,
+			 argv[2], argc == 4 ? argv[3] : "slave");
+		snprintf(out, outsz, "ok\n");
+		return;
+	}
+	if (!strcmp(argv[0], "phy-link") && argc == 2 &&
+	    (!strcmp(argv[1], "up") || !strcmp(argv[1], "down"))) {
+		mac_force_link_down(&nic->mac, !strcmp(argv[1], "down"));
+		snprintf(out, outsz, "ok\n");
+		return;
+	}
+	snprintf(out, outsz, "error: bad command (try help)\n");
+}
+
+static void ctl_close(struct nic *nic, struct nic_ctl_conn *c)
+{
+	ev_del(nic->loop, &c->h);
+	close(c->h.fd);
+	c->h.fd = -1;
+}
+
+static void ctl_event(struct ev_handler *h, uint32_t events)
+{
+	struct nic_ctl_conn *c = container_of(h, struct nic_ctl_conn, h);
+	struct nic *nic = c->nic;
+	char out[256], *nl;
+	ssize_t n;
+
+	(void)events;
+	n = recv(h->fd, c->buf + c->len, sizeof(c->buf) - 1 - c->len,
+		 MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		ctl_close(nic, c);
+		return;
+	}
+	c->len += (size_t)n;
+	c->buf[c->len] = '\0';
+	nl = strchr(c->buf, '\n');
+	if (!nl) {
+		if (c->len < sizeof(c->buf) - 1)
+			return;
+		snprintf(out, sizeof(out), "error: line too long\n");
+	} else {
+		*nl = '\0';
+		ctl_command(nic, c->buf, out, sizeof(out));
+	}
+	if (send(h->fd, out, strlen(out), MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
+	    log_ratelimit_ok(&nic->rl, evloop_now_ms()))
+		log_warn("control: reply: %s", strerror(errno));
+	ctl_close(nic, c);
+}
+
+static void ctl_listen_event(struct ev_handler *h, uint32_t events)
+{
+	struct nic *nic = container_of(h, struct nic, ctl_listen);
+	unsigned int i;
+	int fd;
+
+	(void)events;
+	fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (i = 0; i < NIC_CTL_MAX; i++)
+		if (nic->ctl[i].h.fd < 0)
+			break;
+	if (i == NIC_CTL_MAX) {
+		close(fd);
+		return;
+	}
+	nic->ctl[i].h.fd = fd;
+	nic->ctl[i].len = 0;
+	if (ev_add(nic->loop, &nic->ctl[i].h, EPOLLIN | EPOLLRDHUP)) {
+		close(fd);
+		nic->ctl[i].h.fd = -1;
+	}
+}
+
+int nic_control_client(const char *dir, const char *cmd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char buf[1024];
+	ssize_t n;
+	size_t got = 0;
+	int fd, len;
+
+	len = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/control.sock", dir);
+	if (len < 0 || (size_t)len >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "control: path too long\n");
+		return 2;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		fprintf(stderr, "control: %s: %s\n", sa.sun_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (dprintf(fd, "%s\n", cmd) < 0) {
+		fprintf(stderr, "control: send: %s\n", strerror(errno));
+		close(fd);
+		return 1;
+	}
+	while (got < sizeof(buf) - 1 &&
+	       (n = read(fd, buf + got, sizeof(buf) - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	buf[got] = '\0';
+	fputs(buf, strncmp(buf, "ok", 2) ? stderr : stdout);
+	return strncmp(buf, "ok", 2) ? 1 : 0;
+}
+
+/* ---- Timer and rounds -------------------------------------------------- */
+
+static void arm(struct nic *nic)
+{
+	uint64_t t = mac_next_deadline(&nic->mac);
+	struct itimerspec its = { 0 };
+
+	if (t == nic->timer_armed_us)
+		return;
+	nic->timer_armed_us = t;
+	if (t) {
+		its.it_value.tv_sec = (time_t)(t / 1000000ULL);
+		its.it_value.tv_nsec = (long)(t % 1000000ULL * 1000ULL);
+	}
+	if (timerfd_settime(nic->timer.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		log_err("shared MAC: timer: %s", strerror(errno));
+}
+
+static void timer_event(struct ev_handler *h, uint32_t events)
+{
+	struct nic *nic = container_of(h, struct nic, timer);
+	uint64_t exp;
+
+	(void)events;
+	if (read(h->fd, &exp, sizeof(exp)) < 0)
+		return;
+	nic->timer_armed_us = 0;
+	mac_timer(&nic->mac);
+}
+
+void nic_round(struct nic *nic)
+{
+	mac_round(&nic->mac);
+	arm(nic);
+}
+
+bool nic_busy(const struct nic *nic)
+{
+	return mac_busy(&nic->mac);
+}
+
+static int listen_on(struct nic *nic, struct ev_handler *h, char *path,
+		     size_t size, const char *dir, const char *name,
+		     void (*fn)(struct ev_handler *, uint32_t))
+{
+	int len = snprintf(path, size, "%s/%s", dir, name), fd, err;
+
+	if (len < 0 || (size_t)len >= size) {
+		path[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	fd = unix_listen(path, name);
+	if (fd < 0) {
+		path[0] = '\0';
+		return fd;
+	}
+	h->fd = fd;
+	h->fn = fn;
+	err = ev_add(nic->loop, h, EPOLLIN);
+	return err;
+}
+
+int nic_init(struct nic *nic, struct board *board, struct blocks *blocks,
+	     struct evloop *loop, const char *dir)
+{
+	unsigned int i;
+	int err;
+
+	memset(nic, 0, sizeof(*nic));
+	nic->loop = loop;
+	nic->blocks = blocks;
+	nic->timer.fd = -1;
+	nic->line.fd = -1;
+	nic->line.fn = line_event;
+	nic->line_listen.fd = -1;
+	nic->ctl_listen.fd = -1;
+	for (i = 0; i < NIC_CTL_MAX; i++) {
+		nic->ctl[i].h.fd = -1;
+		nic->ctl[i].h.fn = ctl_event;
+		nic->ctl[i].nic = nic;
+	}
+	mac_init(&nic->mac, board, &nic_mac_ops, nic);
+	nic->line_rx = malloc(sizeof(*nic->line_rx));
+	nic->line_tx = malloc(NIC_LINE_TXBUF);
+	if (!nic->line_rx || !nic->line_tx) {
+		nic_fini(nic);
+		return -ENOMEM;
+	}
+	nic->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	nic->timer.fn = timer_event;
+	if (nic->timer.fd < 0 || ev_add(loop, &nic->timer, EPOLLIN)) {
+		err = -errno;
+		log_err("shared MAC: timer: %s", strerror(errno));
+		nic_fini(nic);
+		return err;
+	}
+	err = listen_on(nic, &nic->line_listen, nic->line_path,
+			sizeof(nic->line_path), dir, "line.sock",
+			line_listen_event);
+	if (!err)
+		err = listen_on(nic, &nic->ctl_listen, nic->ctl_path,
+				sizeof(nic->ctl_path), dir, "control.sock",
+				ctl_listen_event);
+	if (err) {
+		log_err("shared MAC: sockets in %s: %s", dir, strerror(-err));
+		nic_fini(nic);
+	}
+	return err;
+}
+
+static void close_handler(struct nic *nic, struct ev_handler *h)
+{
+	if (h->fd < 0)
+		return;
+	ev_del(nic->loop, h);
+	close(h->fd);
+	h->fd = -1;
+}
+
+void nic_fini(struct nic *nic)
+{
+	unsigned int i;
+
+	for (i = 0; i < NIC_CTL_MAX; i++)
+		close_handler(nic, &nic->ctl[i].h);
+	close_handler(nic, &nic->line);
+	close_handler(nic, &nic->line_listen);
+	close_handler(nic, &nic->ctl_listen);
+	close_handler(nic, &nic->timer);
+	if (nic->line_path[0])
+		unlink(nic->line_path);
+	if (nic->ctl_path[0])
+		unlink(nic->ctl_path);
+	nic->line_path[0] = nic->ctl_path[0] = '\0';
+	free(nic->line_rx);
+	free(nic->line_tx);
+	nic->line_rx = NULL;
+	nic->line_tx = NULL;
+}

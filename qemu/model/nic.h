@@ -1,0 +1,66 @@
+/*
+ * The shared NIC in the running model: the MAC (mac.c) wired to the event
+ * loop, a timerfd for its timers, the line side on DIR/line.sock (one QEMU
+ * stream-netdev peer: the outside host) and the model's control socket
+ * DIR/control.sock (test hooks: DMA error injection, link down/up).
+ */
+#ifndef EUSRV_MODEL_NIC_H
+#define EUSRV_MODEL_NIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/un.h>
+
+#include "evloop.h"
+#include "log.h"
+#include "mac.h"
+#include "mgmt_switch.h"
+
+/* Bytes buffered towards the line peer before frames are dropped. */
+#define NIC_LINE_TXBUF		(256U * 1024U)
+/* Control connections open at once, and the longest command line. */
+#define NIC_CTL_MAX		4U
+#define NIC_CTL_LINE		256U
+
+struct blocks;
+
+struct nic_ctl_conn {
+	struct ev_handler h;
+	struct nic *nic;
+	char buf[NIC_CTL_LINE];
+	size_t len;
+};
+
+struct nic {
+	struct mac mac;
+	struct evloop *loop;
+	struct blocks *blocks;
+	struct ev_handler timer;
+	uint64_t timer_armed_us;
+	/* Line side. */
+	struct ev_handler line_listen;
+	struct ev_handler line;		/* fd -1: no peer */
+	char line_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct mgmt_rx *line_rx;
+	uint8_t *line_tx;
+	size_t line_tx_head, line_tx_len;
+	bool line_want_out;
+	/* Control socket. */
+	struct ev_handler ctl_listen;
+	char ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct nic_ctl_conn ctl[NIC_CTL_MAX];
+	struct log_ratelimit rl;
+	uint8_t rbuf[65536];
+};
+
+int nic_init(struct nic *nic, struct board *board, struct blocks *blocks,
+	     struct evloop *loop, const char *dir);
+void nic_fini(struct nic *nic);
+/* End of a loop round: transmit scheduler, interrupts, timer. */
+void nic_round(struct nic *nic);
+bool nic_busy(const struct nic *nic);
+
+/* Client: send CMD to DIR/control.sock, print the answer; exit status. */
+int nic_control_client(const char *dir, const char *cmd);
+
+#endif /* EUSRV_MODEL_NIC_H */

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libeusrv-preload.so: the interception core in front of an unmodified
+ * program (LD_PRELOAD, see eusrv-run).  This file only fills the core's
+ * table of real operations with the next definitions (dlsym RTLD_NEXT) and
+ * defines the interposed libc symbols; the core does the rest.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sor_core.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+_Static_assert(sizeof(off_t) == sizeof(off64_t), "64-bit file offsets");
+_Static_assert(sizeof(struct stat) == sizeof(struct stat64), "one stat");
+
+/* The real variadic calls, behind fixed signatures. */
+static int (*next_fcntl)(int, int, ...);
+static int (*next_ioctl)(int, unsigned long, ...);
+static int (*next_open)(const char *, int, ...);
+static int (*next_dup2)(int, int);
+static int (*next_dup3)(int, int, int);
+static void (*next_closefrom)(int);
+static int (*next_fxstat)(int, int, struct stat *);
+static int (*next_fstatat)(int, const char *, struct stat *, int);
+static int (*next_statx)(int, const char *, int, unsigned int, struct statx *);
+static void (*next_chk_fail)(void);
+
+static int fcntl_fixed(int fd, int cmd, uintptr_t arg)
+{
+	return next_fcntl(fd, cmd, arg);
+}
+
+static int ioctl_fixed(int fd, unsigned long req, void *arg)
+{
+	return next_ioctl(fd, req, arg);
+}
+
+static int open_fixed(const char *path, int flags)
+{
+	return next_open(path, flags);
+}
+
+static int dup3_fixed(int fd, int newfd, int flags)
+{
+	return flags ? next_dup3(fd, newfd, flags) : next_dup2(fd, newfd);
+}
+
+static const char *getenv_fixed(const char *name)
+{
+	return getenv(name);
+}
+
+/* A fortified call was given a length beyond its buffer. */
+static void chk_fail(void)
+{
+	next_chk_fail();
+	abort();
+}
+
+static struct sor_real real;
+static int ready;	/* 0 no, 1 resolving, 2 yes */
+
+static void *next(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	return p;
+}
+
+#define NEXT(field, name) (*(void **)&real.field = next(name))
+
+static void resolve(void)
+{
+	int saved = errno, s = 0;
+
+	if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) == 2)
+		return;
+	if (!__atomic_compare_exchange_n(&ready, &s, 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) != 2)
+			sched_yield();
+		return;
+	}
+	NEXT(connect, "connect");
+	NEXT(bind, "bind");
+	NEXT(listen, "listen");
+	NEXT(accept4, "accept4");
+	NEXT(close, "close");
+	NEXT(close_range, "close_range");
+	NEXT(read, "read");
+	NEXT(write, "write");
+	NEXT(pread, "pread");
+	NEXT(readv, "readv");
+	NEXT(writev, "writev");
+	NEXT(recvfrom, "recvfrom");
+	NEXT(sendto, "sendto");
+	NEXT(recvmsg, "recvmsg");
+	NEXT(sendmsg, "sendmsg");
+	NEXT(sendfile, "sendfile");
+	NEXT(shutdown, "shutdown");
+	NEXT(getsockopt, "getsockopt");
+	NEXT(setsockopt, "setsockopt");
+	NEXT(getsockname, "getsockname");
+	NEXT(getpeername, "getpeername");
+	NEXT(dup, "dup");
+	NEXT(fstat, "fstat");
+	NEXT(mmap, "mmap");
+	NEXT(munmap, "munmap");
+	NEXT(clock_gettime, "clock_gettime");
+	NEXT(raise, "raise");
+	NEXT(sched_yield, "sched_yield");
+	*(void **)&next_fcntl = next("fcntl");
+	*(void **)&next_ioctl = next("ioctl");
+	*(void **)&next_open = next("open");
+	*(void **)&next_dup2 = next("dup2");
+	*(void **)&next_dup3 = next("dup3");
+	*(void **)&next_closefrom = next("closefrom");
+	*(void **)&next_fxstat = next("__fxstat");
+	*(void **)&next_fstatat = next("fstatat");
+	*(void **)&next_statx = next("statx");
+	*(void **)&next_chk_fail = next("__chk_fail");
+	real.fcntl = fcntl_fixed;
+	real.ioctl = ioctl_fixed;
+	real.open = open_fixed;
+	real.dup3 = dup3_fixed;
+	real.getenv = getenv_fixed;
+	sor_set_real(&real);
+	pthread_atfork(sor_fork_prepare, sor_fork_parent, sor_fork_child);
+	__atomic_store_n(&ready, 2, __ATOMIC_RELEASE);
+	errno = saved;
+}
+
+/* Whether PATH is "" (may be NULL, whatever the headers say). */
+static bool empty_path(const char *path)
+{
+	__asm__("" : "+r"(path));
+	return !path || !*path;
+}
+
+#define R()	do { if (__builtin_expect(__atomic_load_n(&ready, __ATOMIC_ACQUIRE) != 2, 0)) resolve(); } while (0)
+
+EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	R();
+	return sor_connect(fd, addr, len);
+}
+
+EXPORT int listen(int fd, int backlog)
+{
+	R();
+	return sor_listen(fd, backlog);
+}
+
+EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	R();
+	return sor_accept4(fd, addr, len, 0);
+}
+
+EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
+{
+	R();
+	return sor_accept4(fd, addr, len, flags);
+}
+
+EXPORT int close(int fd)
+{
+	R();
+	return sor_close(fd);
+}
+
+EXPORT int close_range(unsigned int first, unsigned int last, int flags)
+{
+	R();
+	return sor_close_range(first, last, flags);
+}
+
+EXPORT void closefrom(int low)
+{
+	R();
+	sor_closefrom_before(low);
+	next_closefrom(low);
+}
+
+EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+	R();
+	return sor_read(fd, buf, n);
+}
+
+EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+	R();
+	if (n > buflen)
+		chk_fail();
+	return sor_read(fd, buf, n);
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+	R();
+	return sor_write(fd, buf, n);
+}
+
+EXPORT ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	R();
+	return sor_readv(fd, iov, iovcnt);
+}
+
+EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	R();
+	return sor_writev(fd, iov, iovcnt);
+}
+
+EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+	R();
+	return sor_recvfrom(fd, buf, n, flags, NULL, NULL);
+}
+
+EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
+{
+	R();
+	if (n > buflen)
+		chk_fail();
+	return sor_recvfrom(fd, buf, n, flags, NULL, NULL);
+}
+
+EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags,
+			struct sockaddr *addr, socklen_t *len)
+{
+	R();
+	return sor_recvfrom(fd, buf, n, flags, addr, len);
+}
+
+EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen,
+			      int flags, struct sockaddr *addr, socklen_t *len)
+{
+	R();
+	if (n > buflen)
+		chk_fail();
+	return sor_recvfrom(fd, buf, n, flags, addr, len);
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	R();
+	return sor_recvmsg(fd, msg, flags);
+}
+
+EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+	R();
+	return sor_sendto(fd, buf, n, flags, NULL, 0);
+}
+
+EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
+		      const struct sockaddr *addr, socklen_t len)
+{
+	R();
+	return sor_sendto(fd, buf, n, flags, addr, len);
+}
+
+EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	R();
+	return sor_sendmsg(fd, msg, flags);
+}
+
+EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+	R();
+	return sor_sendfile(out, in, off, n);
+}
+
+EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t n)
+{
+	R();
+	return sor_sendfile(out, in, (off_t *)off, n);
+}
+
+EXPORT int shutdown(int fd, int how)
+{
+	R();
+	return sor_shutdown(fd, how);
+}
+
+EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	R();
+	return sor_getsockopt(fd, level, name, val, len);
+}
+
+EXPORT int setsockopt(int fd, int level, int name, const void *val,
+		      socklen_t len)
+{
+	R();
+	return sor_setsockopt(fd, level, name, val, len);
+}
+
+EXPORT int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	R();
+	return sor_getsockname(fd, addr, len);
+}
+
+EXPORT int getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	R();
+	return sor_getpeername(fd, addr, len);
+}
+
+EXPORT int dup(int fd)
+{
+	R();
+	return sor_dup(fd);
+}
+
+EXPORT int dup2(int fd, int newfd)
+{
+	R();
+	return sor_dup2(fd, newfd);
+}
+
+EXPORT int dup3(int fd, int newfd, int flags)
+{
+	R();
+	if (fd == newfd) {
+		errno = EINVAL;
+		return -1;
+	}
+	return sor_dup3(fd, newfd, flags);
+}
+
+static int fcntl_common(int fd, int cmd, va_list ap)
+{
+	uintptr_t arg = va_arg(ap, uintptr_t);
+
+	return sor_fcntl(fd, cmd, arg);
+}
+
+EXPORT int fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	int r;
+
+	R();
+	va_start(ap, cmd);
+	r = fcntl_common(fd, cmd, ap);
+	va_end(ap);
+	return r;
+}
+
+EXPORT int fcntl64(int fd, int cmd, ...)
+{
+	va_list ap;
+	int r;
+
+	R();
+	va_start(ap, cmd);
+	r = fcntl_common(fd, cmd, ap);
+	va_end(ap);
+	return r;
+}
+
+EXPORT int fstat(int fd, struct stat *st)
+{
+	R();
+	return sor_fstat(fd, st);
+}
+
+EXPORT int fstat64(int fd, struct stat64 *st)
+{
+	R();
+	return sor_fstat(fd, (struct stat *)st);
+}
+
+EXPORT int __fxstat(int ver, int fd, struct stat *st)
+{
+	int r;
+
+	R();
+	r = next_fxstat(ver, fd, st);
+	if (r == 0)
+		st->st_mode = sor_stat_mode(fd, st->st_mode);
+	return r;
+}
+
+EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
+{
+	return __fxstat(ver, fd, (struct stat *)st);
+}
+
+EXPORT int fstatat(int dfd, const char *path, struct stat *st, int flags)
+{
+	int r;
+
+	R();
+	r = next_fstatat(dfd, path, st, flags);
+	if (r == 0 && (flags & AT_EMPTY_PATH) && empty_path(path))
+		st->st_mode = sor_stat_mode(dfd, st->st_mode);
+	return r;
+}
+
+EXPORT int fstatat64(int dfd, const char *path, struct stat64 *st, int flags)
+{
+	return fstatat(dfd, path, (struct stat *)st, flags);
+}
+
+EXPORT int statx(int dfd, const char *path, int flags, unsigned int mask,
+		 struct statx *stx)
+{
+	int r;
+
+	R();
+	r = next_statx(dfd, path, flags, mask, stx);
+	if (r == 0 && (flags & AT_EMPTY_PATH) && empty_path(path))
+		stx->stx_mode = (uint16_t)sor_stat_mode(dfd, stx->stx_mode);
+	return r;
+}

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Ring I/O on the mapped rings.  One writer per header field (sor.h): this
+ * side writes the send tail and the receive head, under the direction's
+ * lock; the kernel writes the rest.  Acquire loads of the kernel's fields,
+ * release stores of ours, and a full barrier between moving the send tail
+ * and reading `want` (docs/protocol.md section 4).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "ring.h"
+
+#define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define LOAD(p)		__atomic_load_n((p), __ATOMIC_RELAXED)
+#define STORE_REL(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+
+/* Polls of the ring between clock readings while spinning. */
+#define SPIN_CHECK_EVERY	64
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
+
+/* ---- locks --------------------------------------------------------------- */
+
+void sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+		   uint32_t which)
+{
+	uint32_t *l = &r->hdr->lock;
+	uint32_t c = 0;
+
+	if (__atomic_compare_exchange_n(l, &c, 1, false, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED))
+		return;
+	if (c != 2)
+		c = __atomic_exchange_n(l, 2, __ATOMIC_ACQUIRE);
+	while (c != 0) {
+		if (k->lock_wait(ctx, which) < 0)
+			k->yield(ctx);
+		c = __atomic_exchange_n(l, 2, __ATOMIC_ACQUIRE);
+	}
+}
+
+void sor_ring_unlock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+		     uint32_t which)
+{
+	if (__atomic_exchange_n(&r->hdr->lock, 0, __ATOMIC_RELEASE) == 2)
+		k->lock_wake(ctx, which);
+}
+
+/* ---- iovec cursor --------------------------------------------------------- */
+
+struct cursor {
+	const struct iovec *iov;
+	int cnt;
+	int i;
+	size_t off;	/* in iov[i] */
+};
+
+static void cur_init(struct cursor *c, const struct iovec *iov, int cnt)
+{
+	c->iov = iov;
+	c->cnt = cnt;
+	c->i = 0;
+	c->off = 0;
+}
+
+/* Total length, capped at SSIZE_MAX (what one call may transfer). */
+static size_t iov_total(const struct iovec *iov, int cnt)
+{
+	size_t t = 0;
+	int i;
+
+	for (i = 0; i < cnt; i++) {
+		if (iov[i].iov_len > (size_t)SSIZE_MAX - t)
+			return SSIZE_MAX;
+		t += iov[i].iov_len;
+	}
+	return t;
+}
+
+/* Copy N bytes between SRC/DST memory and the cursor's buffers. */
+static void cur_copy(struct cursor *c, unsigned char *mem, size_t n, bool to_iov,
+		     bool discard)
+{
+	while (n && c->i < c->cnt) {
+		size_t room = c->iov[c->i].iov_len - c->off;
+		size_t m = n < room ? n : room;
+		unsigned char *u = (unsigned char *)c->iov[c->i].iov_base + c->off;
+
+		if (!discard) {
+			if (to_iov)
+				memcpy(u, mem, m);
+			else
+				memcpy(mem, u, m);
+		}
+		mem += m;
+		n -= m;
+		c->off += m;
+		if (c->off == c->iov[c->i].iov_len) {
+			c->i++;
+			c->off = 0;
+		}
+	}
+}
+
+/* N bytes of the ring from stream position POS to the cursor. */
+static void ring_to_iov(const struct sor_ring *r, uint32_t pos, uint32_t n,
+			struct cursor *c, bool discard)
+{
+	uint32_t off = pos & (r->size - 1);
+	uint32_t first = r->size - off;
+
+	if (first > n)
+		first = n;
+	cur_copy(c, r->data + off, first, true, discard);
+	if (n > first)
+		cur_copy(c, r->data, n - first, true, discard);
+}
+
+/* Up to N bytes from SRC into the ring at POS: count or negative errno. */
+static ssize_t src_to_ring(struct sor_ring *r, uint32_t pos, uint32_t n,
+			   struct sor_src *src, struct cursor *c, size_t *left)
+{
+	uint32_t off = pos & (r->size - 1);
+	uint32_t done = 0;
+
+	if (n > *left)
+		n = (uint32_t)*left;
+	while (done < n) {
+		uint32_t o = (off + done) & (r->size - 1);
+		uint32_t chunk = r->size - o;
+
+		if (chunk > n - done)
+			chunk = n - done;
+		if (src->fill) {
+			ssize_t got = src->fill(src->arg, r->data + o, chunk);
+
+			if (got < 0)
+				return done ? (ssize_t)done : got;
+			if (got == 0) {
+				*left = done;	/* source ended */
+				break;
+			}
+			done += (uint32_t)got;
+			*left -= (size_t)got;
+			if ((uint32_t)got < chunk)
+				break;	/* short read: send what we have */
+		} else {
+			cur_copy(c, r->data + o, chunk, false, false);
+			done += chunk;
+			*left -= chunk;
+		}
+	}
+	return done;
+}
+
+/* ---- waiting -------------------------------------------------------------- */
+
+static int64_t deadline_of(const struct sor_kops *k, void *ctx, int64_t t)
+{
+	return t < 0 ? -1 : k->now_ns(ctx) + t;
+}
+
+/* Time left to DEADLINE: -1 forever, 0 expired. */
+static int64_t time_left(const struct sor_kops *k, void *ctx, int64_t deadline)
+{
+	int64_t left;
+
+	if (deadline < 0)
+		return -1;
+	left = deadline - k->now_ns(ctx);
+	return left > 0 ? left : 0;
+}
+
+/* Spin until *P differs from OLD, FLAGS change, or SPIN_NS pass. */
+static void spin(const struct sor_kops *k, void *ctx, const uint32_t *p,
+		 uint32_t old, const uint32_t *flags, uint32_t oflags,
+		 int64_t spin_ns)
+{
+	int64_t end = k->now_ns(ctx) + spin_ns;
+	unsigned int i = 0;
+
+	for (;;) {
+		if (LOAD(p) != old || LOAD(flags) != oflags)
+			return;
+		cpu_relax();
+		if (++i % SPIN_CHECK_EVERY == 0 && k->now_ns(ctx) >= end)
+			return;
+	}
+}
+
+uint32_t sor_ring_readable(const struct sor_ring *rcv)
+{
+	return LOAD_ACQ(&rcv->hdr->tail) - LOAD(&rcv->hdr->head);
+}
+
+uint32_t sor_ring_queued(const struct sor_ring *snd)
+{
+	return LOAD(&snd->hdr->tail) - LOAD_ACQ(&snd->hdr->head);
+}
+
+/* ---- receive -------------------------------------------------------------- */
+
+ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+		      const struct iovec *iov, int iovcnt,
+		      const struct sor_xfer *x)
+{
+	struct eusrv_sor_ring_hdr *h = r->hdr;
+	bool peek = x->flags & SOR_X_PEEK, waitall = x->flags & SOR_X_WAITALL;
+	bool discard = x->flags & SOR_X_TRUNC;
+	size_t want = iov_total(iov, iovcnt), done = 0;
+	int nonblock = x->flags & SOR_X_DONTWAIT ? 1 : -1;	/* -1: ask */
+	int64_t deadline = -1;
+	bool spun = false, timed = false;
+	struct cursor c;
+	ssize_t ret;
+
+	if (!want)
+		return 0;
+	cur_init(&c, iov, iovcnt);
+	sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+	for (;;) {
+		uint32_t head = LOAD(&h->head), tail = LOAD_ACQ(&h->tail);
+		uint32_t avail = tail - head, flags, rev = 0;
+		int64_t left;
+		int e;
+
+		if (avail > r->size) {
+			ret = done ? (ssize_t)done : -EIO;
+			break;
+		}
+		if (avail) {
+			if (peek) {
+				uint32_t n = avail < want ? avail : (uint32_t)want;
+
+				if (n == want || !waitall) {
+					cur_init(&c, iov, iovcnt);
+					ring_to_iov(r, head, n, &c, discard);
+					ret = n;
+					break;
+				}
+			} else {
+				size_t n = want - done;
+
+				if (n > avail)
+					n = avail;
+				ring_to_iov(r, head, (uint32_t)n, &c, discard);
+				STORE_REL(&h->head, head + (uint32_t)n);
+				done += n;
+				if (done == want || !waitall) {
+					ret = (ssize_t)done;
+					break;
+				}
+				continue;	/* more may be there already */
+			}
+		}
+		/* Nothing (more) to take: EOF, error, or wait. */
+		flags = LOAD_ACQ(&h->flags);
+		if (flags & EUSRV_SOR_RF_ERROR) {
+			e = k->get_error(ctx);
+			if (done)
+				ret = (ssize_t)done;
+			else if (peek && avail)
+				ret = avail < want ? avail : (ssize_t)want;
+			else
+				ret = e ? -e : 0;
+			if (peek && avail && ret > 0) {
+				cur_init(&c, iov, iovcnt);
+				ring_to_iov(r, head, (uint32_t)ret, &c, discard);
+			}
+			break;
+		}
+		if ((flags & EUSRV_SOR_RF_EOF) || (x->flags & SOR_X_SHUT_RD)) {
+			/* The tail is final once EOF is set: re-check it. */
+			if (LOAD_ACQ(&h->tail) != tail)
+				continue;
+			if (peek && avail) {
+				cur_init(&c, iov, iovcnt);
+				ring_to_iov(r, head, avail, &c, discard);
+				ret = avail;
+			} else {
+				ret = (ssize_t)done;
+			}
+			break;
+		}
+		if (nonblock < 0)
+			nonblock = k->nonblocking(ctx);
+		if (nonblock) {
+			/* Ask for data (the driver sends the read request once). */
+			e = k->wait(ctx, EUSRV_SOR_W_RECV, true, 0, &rev);
+			if (!e && (rev & EUSRV_SOR_W_RECV) &&
+			    (LOAD_ACQ(&h->tail) != tail ||
+			     LOAD_ACQ(&h->flags) != flags))
+				continue;
+			ret = done ? (ssize_t)done : -EAGAIN;
+			break;
+		}
+		if (!timed) {
+			deadline = deadline_of(k, ctx, x->timeout_ns);
+			timed = true;
+		}
+		if (x->spin_ns > 0 && !spun) {
+			spun = true;
+			k->wait(ctx, EUSRV_SOR_W_RECV, true, 0, &rev);
+			spin(k, ctx, &h->tail, tail, &h->flags, flags, x->spin_ns);
+			continue;
+		}
+		left = time_left(k, ctx, deadline);
+		if (!left) {
+			ret = done ? (ssize_t)done : -EAGAIN;
+			break;
+		}
+		e = k->wait(ctx, EUSRV_SOR_W_RECV, false, left, &rev);
+		if (e && e != -ETIMEDOUT) {
+			ret = done ? (ssize_t)done : e;
+			break;
+		}
+		spun = false;
+	}
+	sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+	return ret;
+}
+
+/* ---- send ----------------------------------------------------------------- */
+
+ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+		      struct sor_src *src, const struct sor_xfer *x)
+{
+	struct eusrv_sor_ring_hdr *h = r->hdr;
+	size_t left = src->fill ? src->limit : iov_total(src->iov, src->iovcnt);
+	size_t done = 0;
+	int nonblock = x->flags & SOR_X_DONTWAIT ? 1 : -1;
+	int64_t deadline = -1;
+	bool spun = false, timed = false;
+	struct cursor c;
+	ssize_t ret;
+
+	if (left > SSIZE_MAX)
+		left = SSIZE_MAX;
+	cur_init(&c, src->iov, src->iovcnt);
+	sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+	for (;;) {
+		uint32_t flags = LOAD_ACQ(&h->flags), rev = 0;
+		uint32_t head, tail, used;
+		int64_t left_ns;
+		int e;
+
+		if (flags & EUSRV_SOR_RF_ERROR) {
+			e = k->get_error(ctx);
+			ret = done ? (ssize_t)done : -(e ? e : EPIPE);
+			break;
+		}
+		if (flags & (EUSRV_SOR_RF_PEER_CLOSED | EUSRV_SOR_RF_SHUT)) {
+			ret = done ? (ssize_t)done : -EPIPE;
+			break;
+		}
+		if (!left) {
+			ret = (ssize_t)done;
+			break;
+		}
+		head = LOAD_ACQ(&h->head);
+		tail = LOAD(&h->tail);
+		used = tail - head;
+		if (used > r->size) {
+			ret = done ? (ssize_t)done : -EIO;
+			break;
+		}
+		if (used < r->size) {
+			ssize_t n = src_to_ring(r, tail, r->size - used, src, &c,
+						&left);
+
+			if (n > 0) {
+				STORE_REL(&h->tail, tail + (uint32_t)n);
+				done += (size_t)n;
+				/* Pairs with the driver's barrier after setting want. */
+				__atomic_thread_fence(__ATOMIC_SEQ_CST);
+				if (LOAD(&h->want))
+					k->push(ctx);
+			} else if (n < 0) {
+				ret = done ? (ssize_t)done : n;
+				break;
+			}
+			if (!left || (src->fill && n == 0)) {
+				ret = (ssize_t)done;
+				break;
+			}
+			if (LOAD_ACQ(&h->head) != head)
+				continue;
+			if ((uint32_t)(tail + (uint32_t)n - head) < r->size)
+				continue;	/* short fill: go on */
+		}
+		/* The ring is full. */
+		if (nonblock < 0)
+			nonblock = k->nonblocking(ctx);
+		if (nonblock) {
+			ret = done ? (ssize_t)done : -EAGAIN;
+			break;
+		}
+		if (!timed) {
+			deadline = deadline_of(k, ctx, x->timeout_ns);
+			timed = true;
+		}
+		if (x->spin_ns > 0 && !spun) {
+			spun = true;
+			spin(k, ctx, &h->head, LOAD(&h->head), &h->flags, flags,
+			     x->spin_ns);
+			continue;
+		}
+		left_ns = time_left(k, ctx, deadline);
+		if (!left_ns) {
+			ret = done ? (ssize_t)done : -EAGAIN;
+			break;
+		}
+		e = k->wait(ctx, EUSRV_SOR_W_SEND, false, left_ns, &rev);
+		if (e && e != -ETIMEDOUT) {
+			ret = done ? (ssize_t)done : e;
+			break;
+		}
+		spun = false;
+	}
+	sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+	return ret;
+}

@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The socket calls on a connection over RDMA: data (ring.c does the work),
+ * shutdown, options, names and fstat.  A descriptor that is not a
+ * connection goes to the real call after one table lookup.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/time.h>
+
+#include "sor_internal.h"
+
+#define NS_PER_S	1000000000LL
+#define NS_PER_US	1000LL
+#define US_PER_S	1000000LL
+/* What TCP_MAXSEG reports: a connection has no segments; loopback's MSS. */
+#define SOR_MSS		65483
+
+/* ---- the kernel side of the rings ------------------------------------------ */
+
+static int kx_push(void *ctx)
+{
+	const struct sor_kctx *k = ctx;
+
+	return sor_r->ioctl(k->fd, EUSRV_SOR_PUSH, NULL) < 0 ? -errno : 0;
+}
+
+static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns,
+		   uint32_t *revents)
+{
+	const struct sor_kctx *k = ctx;
+	struct eusrv_sor_wait w;
+
+	memset(&w, 0, sizeof(w));
+	w.events = events;
+	w.flags = nonblock ? EUSRV_SOR_F_NONBLOCK : 0;
+	w.timeout_ns = timeout_ns;
+	if (sor_r->ioctl(k->fd, EUSRV_SOR_WAIT, &w) < 0)
+		return -errno;
+	*revents = w.revents;
+	return 0;
+}
+
+static int kx_lock_wait(void *ctx, uint32_t which)
+{
+	const struct sor_kctx *k = ctx;
+
+	return sor_r->ioctl(k->fd, EUSRV_SOR_LOCK_WAIT, &which) < 0 ? -errno : 0;
+}
+
+static int kx_lock_wake(void *ctx, uint32_t which)
+{
+	const struct sor_kctx *k = ctx;
+
+	return sor_r->ioctl(k->fd, EUSRV_SOR_LOCK_WAKE, &which) < 0 ? -errno : 0;
+}
+
+static int kx_get_error(void *ctx)
+{
+	const struct sor_kctx *k = ctx;
+	int32_t err = 0;
+
+	if (sor_r->ioctl(k->fd, EUSRV_SOR_GET_ERROR, &err) < 0)
+		return errno;
+	return err;
+}
+
+static bool kx_nonblocking(void *ctx)
+{
+	const struct sor_kctx *k = ctx;
+	int fl = sor_r->fcntl(k->fd, F_GETFL, 0);
+
+	return fl >= 0 && (fl & O_NONBLOCK);
+}
+
+static int64_t kx_now(void *ctx)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	sor_r->clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
+static void kx_yield(void *ctx)
+{
+	(void)ctx;
+	sor_r->sched_yield();
+}
+
+const struct sor_kops sor_kops_dev = {
+	.push = kx_push,
+	.wait = kx_wait,
+	.lock_wait = kx_lock_wait,
+	.lock_wake = kx_lock_wake,
+	.get_error = kx_get_error,
+	.nonblocking = kx_nonblocking,
+	.now_ns = kx_now,
+	.yield = kx_yield,
+};
+
+/* ---- data -------------------------------------------------------------- */
+
+static int64_t spin_ns(void)
+{
+	const struct sor_state *st = sor_state();
+
+	return st ? st->spin_ns : 0;
+}
+
+static ssize_t do_recv(int fd, struct sor_conn *c, const struct iovec *iov,
+		       int iovcnt, int flags)
+{
+	struct sor_kctx k = { .fd = fd, .c = c };
+	struct sor_xfer x;
+	ssize_t r;
+
+	if (flags & MSG_OOB) {
+		r = -EINVAL;	/* TCP without urgent data */
+		goto out;
+	}
+	if (flags & MSG_ERRQUEUE) {
+		r = -EAGAIN;
+		goto out;
+	}
+	memset(&x, 0, sizeof(x));
+	if (flags & MSG_PEEK)
+		x.flags |= SOR_X_PEEK;
+	if (flags & MSG_WAITALL)
+		x.flags |= SOR_X_WAITALL;
+	if (flags & MSG_DONTWAIT)
+		x.flags |= SOR_X_DONTWAIT;
+	if (flags & MSG_TRUNC)
+		x.flags |= SOR_X_TRUNC;
+	x.flags |= __atomic_load_n(&c->shut, __ATOMIC_RELAXED);
+	x.timeout_ns = __atomic_load_n(&c->rcvtimeo_ns, __ATOMIC_RELAXED);
+	x.spin_ns = spin_ns();
+	r = sor_ring_recv(&c->rcv, &sor_kops_dev, &k, iov, iovcnt, &x);
+out:
+	sor_conn_put(c);
+	return r < 0 ? sor_fail(r) : r;
+}
+
+static ssize_t do_send(int fd, struct sor_conn *c, struct sor_src *src,
+		       int flags)
+{
+	struct sor_kctx k = { .fd = fd, .c = c };
+	struct sor_xfer x;
+	ssize_t r;
+
+	if (flags & MSG_OOB) {
+		r = -EOPNOTSUPP;	/* no urgent data over RDMA */
+		goto out;
+	}
+	memset(&x, 0, sizeof(x));
+	if (flags & MSG_DONTWAIT)
+		x.flags |= SOR_X_DONTWAIT;
+	x.timeout_ns = __atomic_load_n(&c->sndtimeo_ns, __ATOMIC_RELAXED);
+	x.spin_ns = spin_ns();
+	r = sor_ring_send(&c->snd, &sor_kops_dev, &k, src, &x);
+out:
+	sor_conn_put(c);
+	if (r == -EPIPE && !(flags & MSG_NOSIGNAL))
+		sor_r->raise(SIGPIPE);
+	return r < 0 ? sor_fail(r) : r;
+}
+
+static bool bad_iov(const struct iovec *iov, int iovcnt)
+{
+	return iovcnt < 0 || iovcnt > IOV_MAX || (iovcnt && !iov);
+}
+
+ssize_t sor_read(int fd, void *buf, size_t n)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	struct iovec v = { .iov_base = buf, .iov_len = n };
+
+	if (!c)
+		return sor_r->read(fd, buf, n);
+	return do_recv(fd, c, &v, 1, 0);
+}
+
+ssize_t sor_readv(int fd, const struct iovec *iov, int iovcnt)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+
+	if (!c)
+		return sor_r->readv(fd, iov, iovcnt);
+	if (bad_iov(iov, iovcnt)) {
+		sor_conn_put(c);
+		return sor_fail(-EINVAL);
+	}
+	return do_recv(fd, c, iov, iovcnt, 0);
+}
+
+ssize_t sor_recvfrom(int fd, void *buf, size_t n, int flags,
+		     struct sockaddr *addr, socklen_t *len)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	struct iovec v = { .iov_base = buf, .iov_len = n };
+
+	if (!c)
+		return sor_r->recvfrom(fd, buf, n, flags, addr, len);
+	if (addr && len)
+		*len = 0;	/* TCP gives no address */
+	return do_recv(fd, c, &v, 1, flags);
+}
+
+ssize_t sor_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	ssize_t r;
+
+	if (!c)
+		return sor_r->recvmsg(fd, msg, flags);
+	if (!msg || bad_iov(msg->msg_iov, (int)msg->msg_iovlen) ||
+	    msg->msg_iovlen > IOV_MAX) {
+		sor_conn_put(c);
+		return sor_fail(msg ? -EINVAL : -EFAULT);
+	}
+	r = do_recv(fd, c, msg->msg_iov, (int)msg->msg_iovlen, flags);
+	if (r >= 0) {
+		msg->msg_namelen = 0;
+		msg->msg_controllen = 0;
+		msg->msg_flags = 0;
+	}
+	return r;
+}
+
+ssize_t sor_write(int fd, const void *buf, size_t n)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
+	struct sor_src s = { .iov = &v, .iovcnt = 1 };
+
+	if (!c)
+		return sor_r->write(fd, buf, n);
+	return do_send(fd, c, &s, 0);
+}
+
+ssize_t sor_writev(int fd, const struct iovec *iov, int iovcnt)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_src s = { .iov = iov, .iovcnt = iovcnt };
+
+	if (!c)
+		return sor_r->writev(fd, iov, iovcnt);
+	if (bad_iov(iov, iovcnt)) {
+		sor_conn_put(c);
+		return sor_fail(-EINVAL);
+	}
+	return do_send(fd, c, &s, 0);
+}
+
+ssize_t sor_sendto(int fd, const void *buf, size_t n, int flags,
+		   const struct sockaddr *addr, socklen_t len)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
+	struct sor_src s = { .iov = &v, .iovcnt = 1 };
+
+	if (!c)
+		return sor_r->sendto(fd, buf, n, flags, addr, len);
+	/* A connected TCP socket ignores the address. */
+	return do_send(fd, c, &s, flags);
+}
+
+ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_src s;
+
+	if (!c)
+		return sor_r->sendmsg(fd, msg, flags);
+	if (!msg || bad_iov(msg->msg_iov, (int)msg->msg_iovlen) ||
+	    msg->msg_iovlen > IOV_MAX) {
+		sor_conn_put(c);
+		return sor_fail(msg ? -EINVAL : -EFAULT);
+	}
+	memset(&s, 0, sizeof(s));
+	s.iov = msg->msg_iov;
+	s.iovcnt = (int)msg->msg_iovlen;
+	return do_send(fd, c, &s, flags);
+}
+
+/* sendfile's source: the file IN, at *OFF (pread) or its own offset. */
+struct file_src {
+	int in;
+	off_t *off;
+};
+
+static ssize_t file_fill(void *arg, void *dst, size_t n)
+{
+	struct file_src *f = arg;
+	ssize_t got;
+
+	do {
+		if (f->off)
+			got = sor_r->pread(f->in, dst, n, *f->off);
+		else
+			got = sor_r->read(f->in, dst, n);
+	} while (got < 0 && errno == EINTR);
+	if (got < 0)
+		return -errno;
+	if (f->off)
+		*f->off += got;
+	return got;
+}
+
+ssize_t sor_sendfile(int out, int in, off_t *off, size_t n)
+{
+	struct sor_conn *c = sor_fd_get(out);
+	struct file_src f = { .in = in, .off = off };
+	struct sor_src s;
+
+	if (!c)
+		return sor_r->sendfile(out, in, off, n);
+	if (off && *off < 0) {
+		sor_conn_put(c);
+		return sor_fail(-EINVAL);
+	}
+	memset(&s, 0, sizeof(s));
+	s.fill = file_fill;
+	s.arg = &f;
+	s.limit = n;
+	return do_send(out, c, &s, 0);	/* SIGPIPE as TCP gives */
+}
+
+int sor_shutdown(int fd, int how)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	uint32_t h = (uint32_t)how;
+	int r;
+
+	if (!c)
+		return sor_r->shutdown(fd, how);
+	if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) {
+		sor_conn_put(c);
+		return (int)sor_fail(-EINVAL);
+	}
+	r = sor_r->ioctl(fd, EUSRV_SOR_SHUTDOWN, &h);
+	if (r == 0 && how != SHUT_WR)
+		__atomic_or_fetch(&c->shut, SOR_X_SHUT_RD, __ATOMIC_RELAXED);
+	sor_conn_put(c);
+	return r;
+}
+
+/* ---- options ------------------------------------------------------------- */
+
+static uint32_t opt_key(int level, int name)
+{
+	return ((uint32_t)level & 0xffffU) << 16 | ((uint32_t)name & 0xffffU);
+}
+
+static struct sor_opt *opt_find(struct sor_conn *c, uint32_t key, bool add)
+{
+	int i;
+
+	for (i = 0; i < SOR_MAX_OPTS; i++) {
+		uint32_t k = __atomic_load_n(&c->opts[i].key, __ATOMIC_ACQUIRE);
+
+		if (k == key)
+			return &c->opts[i];
+		if (!k && add) {
+			uint32_t zero = 0;
+
+			if (__atomic_compare_exchange_n(&c->opts[i].key, &zero, key,
+							false, __ATOMIC_ACQ_REL,
+							__ATOMIC_ACQUIRE) ||
+			    zero == key)
+				return &c->opts[i];
+		}
+	}
+	return NULL;
+}
+
+/* Give an int (or a struct) back in the caller's buffer. */
+static int give(void *val, socklen_t *len, const void *v, socklen_t vlen)
+{
+	if (*len > vlen)
+		*len = vlen;
+	memcpy(val, v, *len);
+	return 0;
+}
+
+static void tv_of(int64_t ns, struct timeval *tv)
+{
+	if (ns < 0)
+		ns = 0;
+	tv->tv_sec = (time_t)(ns / NS_PER_S);
+	tv->tv_usec = (suseconds_t)(ns % NS_PER_S / NS_PER_US);
+}
+
+static int conn_getsockopt(int fd, struct sor_conn *c, int level, int name,
+			   void *val, socklen_t *len)
+{
+	struct sor_opt *o;
+	struct timeval tv;
+	int v;
+
+	if (!val || !len)
+		return -EFAULT;
+	if ((int)*len < 0)
+		return -EINVAL;
+	if (level == SOL_SOCKET) {
+		switch (name) {
+		case SO_TYPE:
+			v = SOCK_STREAM;
+			return give(val, len, &v, sizeof(v));
+		case SO_DOMAIN:
+			v = AF_INET;
+			return give(val, len, &v, sizeof(v));
+		case SO_PROTOCOL:
+			v = IPPROTO_TCP;
+			return give(val, len, &v, sizeof(v));
+		case SO_ACCEPTCONN:
+			v = 0;
+			return give(val, len, &v, sizeof(v));
+		case SO_ERROR: {
+			int32_t err = 0;
+
+			if (sor_r->ioctl(fd, EUSRV_SOR_GET_ERROR, &err) < 0)
+				return -errno;
+			v = err;
+			return give(val, len, &v, sizeof(v));
+		}
+		case SO_SNDBUF:
+			v = (int)c->snd.size;
+			return give(val, len, &v, sizeof(v));
+		case SO_RCVBUF:
+			v = (int)c->rcv.size;
+			return give(val, len, &v, sizeof(v));
+		case SO_RCVTIMEO:
+		case SO_SNDTIMEO:
+			tv_of(name == SO_RCVTIMEO ? c->rcvtimeo_ns : c->sndtimeo_ns, &tv);
+			return give(val, len, &tv, sizeof(tv));
+		default:
+			break;
+		}
+	} else if (level == IPPROTO_TCP) {
+		switch (name) {
+		case TCP_INFO: {
+			struct tcp_info ti;
+
+			memset(&ti, 0, sizeof(ti));
+			ti.tcpi_state = TCP_ESTABLISHED;
+			ti.tcpi_snd_mss = SOR_MSS;
+			ti.tcpi_rcv_mss = SOR_MSS;
+			ti.tcpi_pmtu = SOR_MSS;
+			ti.tcpi_snd_cwnd = c->snd.size / SOR_MSS + 1;
+			ti.tcpi_rcv_space = c->rcv.size;
+			return give(val, len, &ti, sizeof(ti));
+		}
+		case TCP_MAXSEG:
+			o = opt_find(c, opt_key(level, name), false);
+			v = o ? (int)o->val : SOR_MSS;
+			return give(val, len, &v, sizeof(v));
+		default:
+			break;
+		}
+	} else if (level != IPPROTO_IP) {
+		return -ENOPROTOOPT;
+	}
+	/* Anything else: what was set, or 0. */
+	o = opt_find(c, opt_key(level, name), false);
+	if (o && o->len) {
+		uint64_t raw = o->val;
+
+		return give(val, len, &raw, o->len);
+	}
+	if (level == SOL_SOCKET && (name == SO_RCVLOWAT || name == SO_SNDLOWAT))
+		v = 1;
+	else
+		v = 0;
+	return give(val, len, &v, sizeof(v));
+}
+
+int sor_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	int r;
+
+	if (!c)
+		return sor_r->getsockopt(fd, level, name, val, len);
+	r = conn_getsockopt(fd, c, level, name, val, len);
+	sor_conn_put(c);
+	return r < 0 ? (int)sor_fail(r) : 0;
+}
+
+static int conn_setsockopt(struct sor_conn *c, int level, int name,
+			   const void *val, socklen_t len)
+{
+	struct sor_opt *o;
+	uint64_t raw = 0;
+
+	if (len && !val)
+		return -EFAULT;
+	if ((int)len < 0)
+		return -EINVAL;
+	if (level != SOL_SOCKET && level != IPPROTO_TCP && level != IPPROTO_IP)
+		return -ENOPROTOOPT;
+	if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO)) {
+		struct timeval tv;
+		int64_t ns;
+
+		if (len < (socklen_t)sizeof(tv))
+			return -EINVAL;
+		memcpy(&tv, val, sizeof(tv));
+		if (tv.tv_usec < 0 || tv.tv_usec >= US_PER_S)
+			return -EDOM;
+		if (tv.tv_sec < 0 || (!tv.tv_sec && !tv.tv_usec))
+			ns = -1;	/* no timeout (negative: as Linux, none) */
+		else if (tv.tv_sec > INT64_MAX / NS_PER_S - 1)
+			ns = -1;
+		else
+			ns = (int64_t)tv.tv_sec * NS_PER_S + tv.tv_usec * NS_PER_US;
+		__atomic_store_n(name == SO_RCVTIMEO ? &c->rcvtimeo_ns :
+				 &c->sndtimeo_ns, ns, __ATOMIC_RELAXED);
+		return 0;
+	}
+	/* Most options are ints: as the kernel, refuse a shorter value. */
+	if (len < (socklen_t)sizeof(int))
+		return -EINVAL;
+	if (len > sizeof(raw))
+		return 0;	/* accepted, not remembered */
+	memcpy(&raw, val, len);
+	o = opt_find(c, opt_key(level, name), true);
+	if (o) {
+		o->val = raw;
+		__atomic_store_n(&o->len, (uint32_t)len, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/* A plain socket's SO_SNDBUF/SO_RCVBUF wish, kept for its connection. */
+static void remember_wish(int fd, int name, const void *val, socklen_t len)
+{
+	const struct sor_state *st;
+	uintptr_t aux;
+	uint32_t s, r;
+	int v;
+
+	if (len < (socklen_t)sizeof(int) || !val || sor_absent())
+		return;
+	st = sor_state();
+	if (!st)
+		return;
+	memcpy(&v, val, sizeof(v));
+	aux = sor_fd_aux(fd);
+	s = (uint32_t)SOR_AUX_SND_SHIFT(aux);
+	r = (uint32_t)SOR_AUX_RCV_SHIFT(aux);
+	if (name == SO_SNDBUF)
+		s = sor_shift_of(v);
+	else
+		r = sor_shift_of(v);
+	sor_fd_set_aux(fd, SOR_AUX_MK(aux & SOR_AUX_LISTENER, s, r,
+				      SOR_AUX_PORT(aux)));
+}
+
+int sor_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	int r;
+
+	if (!c) {
+		int e;
+
+		r = sor_r->setsockopt(fd, level, name, val, len);
+		e = errno;
+		if (!r && level == SOL_SOCKET &&
+		    (name == SO_SNDBUF || name == SO_RCVBUF))
+			remember_wish(fd, name, val, len);
+		errno = e;
+		return r;
+	}
+	r = conn_setsockopt(c, level, name, val, len);
+	sor_conn_put(c);
+	return r < 0 ? (int)sor_fail(r) : 0;
+}
+
+/* ---- names, fstat ---------------------------------------------------------- */
+
+static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	struct sockaddr_in a;
+
+	if (!c)
+		return peer ? sor_r->getpeername(fd, addr, len) :
+			      sor_r->getsockname(fd, addr, len);
+	a = peer ? c->peer : c->local;
+	sor_conn_put(c);
+	if (!addr || !len)
+		return (int)sor_fail(-EFAULT);
+	if ((int)*len < 0)
+		return (int)sor_fail(-EINVAL);
+	memcpy(addr, &a, *len < sizeof(a) ? *len : sizeof(a));
+	*len = sizeof(a);
+	return 0;
+}
+
+int sor_getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	return name_of(fd, addr, len, false);
+}
+
+int sor_getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+{
+	return name_of(fd, addr, len, true);
+}
+
+mode_t sor_stat_mode(int fd, mode_t mode)
+{
+	/* What a socket's inode says. */
+	return sor_is_conn(fd) ? (S_IFSOCK | S_IRWXU | S_IRWXG | S_IRWXO) : mode;
+}
+
+int sor_fstat(int fd, struct stat *st)
+{
+	int r = sor_r->fstat(fd, st);
+
+	if (r == 0)
+		st->st_mode = sor_stat_mode(fd, st->st_mode);
+	return r;
+}

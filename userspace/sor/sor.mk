@@ -1,0 +1,24 @@
+# Sockets over RDMA in user space (included by ../Makefile): the preload
+# library, the wrapper that uses it, and eusrvctl.
+SOR_CORE	:= sor/peers.c sor/fdtab.c sor/ring.c sor/conn.c sor/sockops.c
+SOR_HDRS	:= $(wildcard sor/*.h) ../kmod/include/uapi/eusrv/sor.h
+SOR_LIB		:= $(BUILD)/lib/libeusrv-preload.so
+SOR_BINS	:= $(SOR_LIB) $(BUILD)/bin/eusrv-run $(BUILD)/bin/eusrvctl
+BINS		+= $(SOR_BINS)
+# Defined before ../Makefile's "all": keep that the default goal.
+.DEFAULT_GOAL	:= all
+
+$(SOR_LIB): $(SOR_CORE) sor/preload.c $(SOR_HDRS) | $(BUILD)/lib
+	$(CC) $(EUSRV_CFLAGS) $(CFLAGS) -D_GNU_SOURCE -fPIC -shared \
+		-fvisibility=hidden -Wl,-z,defs -Wl,-z,now $(LDFLAGS) \
+		-o $@ $(SOR_CORE) sor/preload.c -ldl -lpthread
+
+$(BUILD)/bin/eusrv-run: sor/eusrv-run | $(BUILD)/bin
+	install -m 0755 $< $@
+
+$(BUILD)/bin/eusrvctl: tools/eusrvctl.c sor/peers.c sor/peers.h \
+		../kmod/include/uapi/eusrv/sor.h | $(BUILD)/bin
+	$(CC) $(EUSRV_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< sor/peers.c
+
+$(BUILD)/lib:
+	mkdir -p $@

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The interception core of sockets over RDMA: what a front end (the
+ * LD_PRELOAD library now, the patched libc later) gives it and calls.
+ *
+ * The core never calls a libc function that it might itself intercept, nor
+ * any libc function at all except through the table below, which the front
+ * end fills: the preload library with dlsym(RTLD_NEXT, ...), glibc with its
+ * internal syscall wrappers.  The core has no constructors: it starts on
+ * first use (thread-safe, no locks that a signal handler could find held).
+ *
+ * Each sor_* entry point has the semantics of the libc call of the same
+ * name, errno included, for every descriptor: descriptors that are not
+ * connections over RDMA go to the real call after one table lookup.
+ */
+#ifndef EUSRV_SOR_CORE_H
+#define EUSRV_SOR_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <time.h>
+
+/* The real operations.  Variadic libc calls get fixed signatures here. */
+struct sor_real {
+	int (*connect)(int fd, const struct sockaddr *addr, socklen_t len);
+	int (*bind)(int fd, const struct sockaddr *addr, socklen_t len);
+	int (*listen)(int fd, int backlog);
+	int (*accept4)(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+	int (*close)(int fd);
+	int (*close_range)(unsigned int first, unsigned int last, int flags);
+	ssize_t (*read)(int fd, void *buf, size_t n);
+	ssize_t (*write)(int fd, const void *buf, size_t n);
+	ssize_t (*pread)(int fd, void *buf, size_t n, off_t off);
+	ssize_t (*readv)(int fd, const struct iovec *iov, int iovcnt);
+	ssize_t (*writev)(int fd, const struct iovec *iov, int iovcnt);
+	ssize_t (*recvfrom)(int fd, void *buf, size_t n, int flags,
+			    struct sockaddr *addr, socklen_t *len);
+	ssize_t (*sendto)(int fd, const void *buf, size_t n, int flags,
+			  const struct sockaddr *addr, socklen_t len);
+	ssize_t (*recvmsg)(int fd, struct msghdr *msg, int flags);
+	ssize_t (*sendmsg)(int fd, const struct msghdr *msg, int flags);
+	ssize_t (*sendfile)(int out, int in, off_t *off, size_t n);
+	int (*shutdown)(int fd, int how);
+	int (*getsockopt)(int fd, int level, int name, void *val, socklen_t *len);
+	int (*setsockopt)(int fd, int level, int name, const void *val,
+			  socklen_t len);
+	int (*getsockname)(int fd, struct sockaddr *addr, socklen_t *len);
+	int (*getpeername)(int fd, struct sockaddr *addr, socklen_t *len);
+	int (*dup)(int fd);
+	int (*dup3)(int fd, int newfd, int flags);	/* flags 0: dup2 */
+	int (*fcntl)(int fd, int cmd, uintptr_t arg);
+	int (*ioctl)(int fd, unsigned long req, void *arg);
+	int (*open)(const char *path, int flags);
+	int (*fstat)(int fd, struct stat *st);
+	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd,
+		      off_t off);
+	int (*munmap)(void *addr, size_t len);
+	int (*clock_gettime)(clockid_t clk, struct timespec *ts);
+	const char *(*getenv)(const char *name);
+	int (*raise)(int sig);
+	int (*sched_yield)(void);
+};
+
+/*
+ * Hand the core its real operations; the table must stay valid for ever.
+ * Called once by the front end before any other call (may be called again
+ * with the same table).
+ */
+void sor_set_real(const struct sor_real *real);
+
+/* Fork hooks (pthread_atfork in the preload library, fork() in libc). */
+void sor_fork_prepare(void);
+void sor_fork_parent(void);
+void sor_fork_child(void);
+
+/* Intercepted calls. */
+int sor_connect(int fd, const struct sockaddr *addr, socklen_t len);
+int sor_listen(int fd, int backlog);
+int sor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+int sor_close(int fd);
+int sor_close_range(unsigned int first, unsigned int last, int flags);
+/* closefrom(LOW) is about to close LOW and up (it cannot fail). */
+void sor_closefrom_before(int low);
+int sor_dup(int fd);
+int sor_dup3(int fd, int newfd, int flags);
+int sor_dup2(int fd, int newfd);
+int sor_fcntl(int fd, int cmd, uintptr_t arg);
+ssize_t sor_read(int fd, void *buf, size_t n);
+ssize_t sor_write(int fd, const void *buf, size_t n);
+ssize_t sor_readv(int fd, const struct iovec *iov, int iovcnt);
+ssize_t sor_writev(int fd, const struct iovec *iov, int iovcnt);
+ssize_t sor_recvfrom(int fd, void *buf, size_t n, int flags,
+		     struct sockaddr *addr, socklen_t *len);
+ssize_t sor_sendto(int fd, const void *buf, size_t n, int flags,
+		   const struct sockaddr *addr, socklen_t len);
+ssize_t sor_recvmsg(int fd, struct msghdr *msg, int flags);
+ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags);
+ssize_t sor_sendfile(int out, int in, off_t *off, size_t n);
+int sor_shutdown(int fd, int how);
+int sor_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
+int sor_setsockopt(int fd, int level, int name, const void *val,
+		   socklen_t len);
+int sor_getsockname(int fd, struct sockaddr *addr, socklen_t *len);
+int sor_getpeername(int fd, struct sockaddr *addr, socklen_t *len);
+int sor_fstat(int fd, struct stat *st);
+
+/* Whether FD is a connection over RDMA in this process. */
+int sor_is_conn(int fd);
+/* The st_mode that fstat & co. report for FD, given the real one. */
+mode_t sor_stat_mode(int fd, mode_t mode);
+
+#endif /* EUSRV_SOR_CORE_H */
