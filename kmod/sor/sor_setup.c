@@ -259,6 +259,7 @@ static void sor_setup_serve(struct work_struct *w)
 		sor_refuse(node, r->client_id, ENOMEM);
 		goto out;
 	}
+	kref_get(&c->ref);	/* ours, besides the table's */
 	c->peer_id = r->client_id;
 	c->lport = r->rq.dport;
 	c->rport = r->rq.sport;

@@ -7,14 +7,7 @@ board_suite_begin
 
 N=4
 COUNT=5000
-if ! out=$(board start -n $N 2>&1); then
-	not_ok "4 nodes boot"
-	printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
-	tap_done
-	exit 1
-fi
-ok "4 nodes boot"
-diag "$(printf '%s\n' "$out" | tail -n 1)"
+board_up "4 nodes boot" -n $N
 
 for i in $(seq 0 $((N - 1))); do
 	check "node$i: modules loaded" on node$i 'grep -q "^eusrv_mbox " /proc/modules'

@@ -8,13 +8,7 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/board/lib.sh"
 board_suite_begin
 
-if ! out=$(board start -n 2 2>&1); then
-	not_ok "2 nodes boot"
-	printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
-	tap_done
-	exit 1
-fi
-ok "2 nodes boot"
+board_up "2 nodes boot" -n 2
 
 for n in node0 node1; do
 	check "$n: eusrv_cdma loaded and bound" \

@@ -9,14 +9,7 @@ export EUSRV_BOARD_DIR=${EUSRV_BOARD_DIR:-/dev/shm/eusrv-nic}
 . "$TOP/tests/board/lib.sh"
 board_suite_begin
 
-if ! out=$(board start -n 2 --outside 2>&1); then
-	not_ok "2 nodes and the outside host boot"
-	printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
-	tap_done
-	exit 1
-fi
-ok "2 nodes and the outside host boot"
-diag "$(printf '%s\n' "$out" | tail -n 1)"
+board_up "2 nodes and the outside host boot" -n 2 --outside
 
 out=$(board exec outside ip -br addr 2>&1)
 rc=$?

@@ -19,3 +19,36 @@ board_suite_begin() {
 	trap 'board stop >/dev/null 2>&1' EXIT
 	board stop >/dev/null 2>&1
 }
+
+# board_up NAME ARGS...: `qemu/board start ARGS` as test NAME, with the last
+# line of its report as a diagnostic; a board that does not come up ends
+# the suite.
+board_up() {
+	local name=$1 out
+	shift
+	if ! out=$(board start "$@" 2>&1); then
+		not_ok "$name"
+		printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
+		tap_done
+		exit 1
+	fi
+	ok "$name"
+	diag "$(printf '%s\n' "$out" | tail -n 1)"
+}
+
+# build_prog NAME [CC ARGS...]: tests/board/progs/NAME.c built into
+# $BUILD/tests/board/NAME, which becomes $prog; a failed build ends the
+# suite.
+build_prog() {
+	local name=$1 out bin=$BUILD/tests/board/$1
+	shift
+	mkdir -p "$BUILD/tests/board"
+	if ! out=$(cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$TOP/kmod/include" \
+		-o "$bin" "$TOP/tests/board/progs/$name.c" "$@" 2>&1); then
+		not_ok "build $name"
+		diag "$out"
+		tap_done
+		exit 1
+	fi
+	prog=$bin
+}

@@ -22,6 +22,7 @@
 #define CLOSE_RANGE_CLOEXEC	(1U << 2)
 #endif
 
+#include "inaddr.h"
 #include "sor_internal.h"
 
 #define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
@@ -251,15 +252,6 @@ void sor_fork_child(void)
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static bool sin_of(const struct sockaddr *a, socklen_t len,
-		   struct sockaddr_in *out)
-{
-	if (!a || len < (socklen_t)sizeof(*out) || a->sa_family != AF_INET)
-		return false;
-	memcpy(out, a, sizeof(*out));
-	return true;
-}
-
 static int sockopt_int(int fd, int level, int name)
 {
 	int v = -1;
@@ -268,6 +260,35 @@ static int sockopt_int(int fd, int level, int name)
 	if (sor_r->getsockopt(fd, level, name, &v, &l) < 0)
 		return -1;
 	return v;
+}
+
+/*
+ * The family of FD if it is a TCP socket that can talk IPv4: AF_INET, or
+ * AF_INET6 without IPV6_V6ONLY (IPv4-mapped addresses); else -1.
+ */
+static int v4_family(int fd)
+{
+	int dom = sockopt_int(fd, SOL_SOCKET, SO_DOMAIN);
+
+	if (sockopt_int(fd, SOL_SOCKET, SO_PROTOCOL) != IPPROTO_TCP)
+		return -1;
+	if (dom == AF_INET)
+		return dom;
+	if (dom == AF_INET6 && sockopt_int(fd, IPPROTO_IPV6, IPV6_V6ONLY) == 0)
+		return dom;
+	return -1;
+}
+
+/* FD's own or peer's IPv4 endpoint (the IPv6 wildcard as INADDR_ANY). */
+static bool v4_name(int fd, bool peer, struct sockaddr_in *out)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+
+	if ((peer ? sor_r->getpeername(fd, (struct sockaddr *)&ss, &l) :
+		    sor_r->getsockname(fd, (struct sockaddr *)&ss, &l)) < 0)
+		return false;
+	return sor_v4_of((struct sockaddr *)&ss, l, true, out);
 }
 
 /* TCP state of FD (netinet/tcp.h TCP_*), or -1 if FD is not TCP. */
@@ -281,41 +302,15 @@ static int tcp_state(int fd)
 	return info[0];
 }
 
-static void note(int fd, uint32_t reason, int err)
-{
-	struct eusrv_sor_note n;
-	struct sockaddr_in a;
-	socklen_t l = sizeof(a);
-	int saved = errno, ctl = ctl_fd();
-
-	if (ctl < 0)
-		return;
-	memset(&n, 0, sizeof(n));
-	n.fd = fd;
-	n.reason = reason;
-	n.err = err;
-	if (sor_r->getsockname(fd, (struct sockaddr *)&a, &l) == 0 &&
-	    a.sin_family == AF_INET) {
-		n.laddr = a.sin_addr.s_addr;
-		n.lport = ntohs(a.sin_port);
-	}
-	l = sizeof(a);
-	if (sor_r->getpeername(fd, (struct sockaddr *)&a, &l) == 0 &&
-	    a.sin_family == AF_INET) {
-		n.raddr = a.sin_addr.s_addr;
-		n.rport = ntohs(a.sin_port);
-	}
-	sor_r->ioctl(ctl, EUSRV_SOR_NOTE, &n);
-	errno = saved;
-}
-
-/* Like note() with the destination given (not connected yet). */
+/*
+ * Tell the driver why FD stays on TCP (eusrvctl conns shows it), with the
+ * destination DST if known; errno is kept.
+ */
 static void note_dest(int fd, uint32_t reason, int err,
 		      const struct sockaddr_in *dst)
 {
 	struct eusrv_sor_note n;
 	struct sockaddr_in a;
-	socklen_t l = sizeof(a);
 	int saved = errno, ctl = ctl_fd();
 
 	if (ctl < 0)
@@ -324,8 +319,7 @@ static void note_dest(int fd, uint32_t reason, int err,
 	n.fd = fd;
 	n.reason = reason;
 	n.err = err;
-	if (sor_r->getsockname(fd, (struct sockaddr *)&a, &l) == 0 &&
-	    a.sin_family == AF_INET) {
+	if (v4_name(fd, false, &a)) {
 		n.laddr = a.sin_addr.s_addr;
 		n.lport = ntohs(a.sin_port);
 	}
@@ -335,6 +329,17 @@ static void note_dest(int fd, uint32_t reason, int err,
 	}
 	sor_r->ioctl(ctl, EUSRV_SOR_NOTE, &n);
 	errno = saved;
+}
+
+/* Like note_dest() for a connected FD. */
+static void note(int fd, uint32_t reason, int err)
+{
+	struct sockaddr_in a;
+	int saved = errno;
+	bool named = v4_name(fd, true, &a);
+
+	errno = saved;
+	note_dest(fd, reason, err, named ? &a : NULL);
 }
 
 static uint32_t reason_of(int err)
@@ -415,6 +420,7 @@ static struct sor_conn *map_conn(int cfd)
 	c->node = in.node;
 	c->peer_node = in.peer_node;
 	c->peer_id = in.peer_id;
+	c->family = AF_INET;
 	c->local.sin_family = AF_INET;
 	c->local.sin_port = htons(in.lport);
 	c->peer.sin_family = AF_INET;
@@ -459,8 +465,7 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	const struct sor_state *st;
 	struct sockaddr_in dst, me;
 	struct eusrv_sor_connect rq;
-	socklen_t ml = sizeof(me);
-	int node, r, cfd, fl, fdfl, e;
+	int node, r, cfd, fl, fdfl, e, fam;
 	uintptr_t aux;
 
 	if (c) {
@@ -480,7 +485,9 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	st = sor_state();
 	if (!st)
 		return sor_r->connect(fd, addr, len);
-	if (!sin_of(addr, len, &dst) || sockopt_int(fd, SOL_SOCKET, SO_DOMAIN) != AF_INET) {
+	fam = v4_family(fd);
+	if (fam < 0 || fam != addr->sa_family ||
+	    !sor_v4_of(addr, len, false, &dst)) {
 		errno = e;
 		r = sor_r->connect(fd, addr, len);
 		if (addr->sa_family == AF_INET6)
@@ -495,18 +502,14 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		return r;
 	}
 	/* A local port of our own: bind the socket if it is not bound. */
-	if (sor_r->getsockname(fd, (struct sockaddr *)&me, &ml) < 0 ||
-	    me.sin_family != AF_INET)
+	if (!v4_name(fd, false, &me))
 		goto tcp_other;
 	if (!me.sin_port) {
-		struct sockaddr_in any;
+		struct sockaddr_storage any;
+		socklen_t al = sor_v4_as(fam, &me, &any);
 
-		memset(&any, 0, sizeof(any));
-		any.sin_family = AF_INET;
-		any.sin_addr = me.sin_addr;
-		ml = sizeof(me);
-		if (sor_r->bind(fd, (struct sockaddr *)&any, sizeof(any)) < 0 ||
-		    sor_r->getsockname(fd, (struct sockaddr *)&me, &ml) < 0)
+		if (sor_r->bind(fd, (struct sockaddr *)&any, al) < 0 ||
+		    !v4_name(fd, false, &me))
 			goto tcp_other;
 	}
 	fl = sor_r->fcntl(fd, F_GETFL, 0);
@@ -545,6 +548,7 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	c->local.sin_addr.s_addr = me.sin_addr.s_addr ? me.sin_addr.s_addr :
 				   node_addr(st, c->node);
 	c->peer = dst;
+	c->family = fam;
 	if (install(cfd, fd, fdfl & FD_CLOEXEC, c) < 0)
 		return -1;
 	if (fl & O_NONBLOCK)
@@ -566,17 +570,16 @@ int sor_listen(int fd, int backlog)
 	const struct sor_state *st;
 	struct eusrv_sor_listen rq;
 	struct sockaddr_in me;
-	socklen_t ml = sizeof(me);
 	uintptr_t aux;
 	int r = sor_r->listen(fd, backlog), e = errno;
 
 	if (r < 0 || sor_absent() || sor_is_conn(fd))
 		return r;	/* (a connection never listens: listen failed) */
-	if (sockopt_int(fd, SOL_SOCKET, SO_DOMAIN) != AF_INET ||
-	    sockopt_int(fd, SOL_SOCKET, SO_PROTOCOL) != IPPROTO_TCP)
+	/* IPv4, or dual-stack IPv6 on the wildcard or an IPv4-mapped address. */
+	if (v4_family(fd) < 0)
 		goto out;
 	st = sor_state();
-	if (!st || sor_r->getsockname(fd, (struct sockaddr *)&me, &ml) < 0)
+	if (!st || !v4_name(fd, false, &me))
 		goto out;
 	aux = sor_fd_aux(fd);
 	if ((aux & SOR_AUX_LISTENER) && SOR_AUX_PORT(aux) == ntohs(me.sin_port))
@@ -623,7 +626,7 @@ int sor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 		return sor_r->accept4(fd, addr, len, flags);
 	for (;;) {
 		struct sockaddr_storage ss;
-		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+		struct sockaddr_in sin;
 		socklen_t sl = sizeof(ss);
 		const struct sor_state *st;
 		struct eusrv_sor_accept rq;
@@ -637,11 +640,12 @@ int sor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 			return nfd;
 		e = errno;
 		st = sor_state();
-		if (!st || ss.ss_family != AF_INET || !is_local(st, sin->sin_addr.s_addr))
+		if (!st || !sor_v4_of((struct sockaddr *)&ss, sl, false, &sin) ||
+		    !is_local(st, sin.sin_addr.s_addr))
 			goto plain;
 		memset(&rq, 0, sizeof(rq));
 		rq.lport = (uint16_t)SOR_AUX_PORT(aux);
-		rq.peer_port = ntohs(sin->sin_port);
+		rq.peer_port = ntohs(sin.sin_port);
 		if (flags & SOCK_NONBLOCK)
 			rq.flags |= EUSRV_SOR_F_NONBLOCK;
 		if (flags & SOCK_CLOEXEC)
@@ -666,21 +670,15 @@ int sor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 			errno = e;
 			continue;
 		}
-		{
-			struct sockaddr_in me;
-			socklen_t ml = sizeof(me);
-
-			if (sor_r->getsockname(nfd, (struct sockaddr *)&me, &ml) == 0)
-				c->local = me;
-		}
+		v4_name(nfd, false, &c->local);
 		c->peer.sin_addr.s_addr = node_addr(st, c->peer_node);
+		c->family = ss.ss_family;
 		if (install(cfd, nfd, flags & SOCK_CLOEXEC, c) < 0) {
 			sor_r->close(nfd);
 			errno = e;
 			continue;
 		}
-		memcpy(sin, &c->peer, sizeof(*sin));
-		sl = sizeof(*sin);
+		sl = sor_v4_as(ss.ss_family, &c->peer, &ss);
 plain:
 		errno = e;
 		copy_addr(addr, len, &ss, sl);

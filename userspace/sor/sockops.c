@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/time.h>
 
+#include "inaddr.h"
 #include "sor_internal.h"
 
 #define NS_PER_S	1000000000LL
@@ -417,7 +418,7 @@ static int conn_getsockopt(int fd, struct sor_conn *c, int level, int name,
 			v = SOCK_STREAM;
 			return give(val, len, &v, sizeof(v));
 		case SO_DOMAIN:
-			v = AF_INET;
+			v = c->family;
 			return give(val, len, &v, sizeof(v));
 		case SO_PROTOCOL:
 			v = IPPROTO_TCP;
@@ -592,19 +593,20 @@ int sor_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer)
 {
 	struct sor_conn *c = sor_fd_get(fd);
-	struct sockaddr_in a;
+	struct sockaddr_storage a;
+	socklen_t l;
 
 	if (!c)
 		return peer ? sor_r->getpeername(fd, addr, len) :
 			      sor_r->getsockname(fd, addr, len);
-	a = peer ? c->peer : c->local;
+	l = sor_v4_as(c->family, peer ? &c->peer : &c->local, &a);
 	sor_conn_put(c);
 	if (!addr || !len)
 		return (int)sor_fail(-EFAULT);
 	if ((int)*len < 0)
 		return (int)sor_fail(-EINVAL);
-	memcpy(addr, &a, *len < sizeof(a) ? *len : sizeof(a));
-	*len = sizeof(a);
+	memcpy(addr, &a, *len < l ? *len : l);
+	*len = l;
 	return 0;
 }
 

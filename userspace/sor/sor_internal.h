@@ -35,6 +35,7 @@ struct sor_conn {
 
 	/* Who: ids, addresses (network order), what the driver said. */
 	uint32_t id, node, peer_node, peer_id;
+	int family;		/* the socket's: AF_INET6 shows IPv4-mapped */
 	struct sockaddr_in local;
 	struct sockaddr_in peer;
 

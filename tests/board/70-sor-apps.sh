@@ -1,0 +1,237 @@
+#!/bin/bash
+# Sockets over RDMA with real programs: two nodes, unmodified programs under
+# eusrv-run (nc, iperf3, redis, sockperf, nginx + curl) and our own
+# (tests/board/progs/sor-test.c: integrity, fork, threads, dup, epoll,
+# non-blocking, half-close).  After each, the driver's counters on both
+# nodes must have grown by at least the data moved (bytes and transfers):
+# the data went over RDMA, not TCP.  Then: a destination that is not in the
+# peers file stays on TCP with the reason shown by eusrvctl, and without the
+# driver everything still works over TCP.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/board/lib.sh"
+board_suite_begin
+
+build_prog sor-test -lpthread
+
+board_up "2 nodes boot" -n 2
+
+# stat NODE KEY: one counter of eusrvctl stats.
+stat() {
+	on "$1" eusrvctl stats 2>/dev/null | sed -n "s/^$2=//p"
+}
+
+# snap: remember both nodes' counters.
+snap() {
+	s0=$(on node0 eusrvctl stats 2>/dev/null)
+	s1=$(on node1 eusrvctl stats 2>/dev/null)
+}
+
+# delta TEXT_BEFORE NODE KEY: growth of KEY on NODE since TEXT_BEFORE.
+delta() {
+	local before now
+	before=$(printf '%s\n' "$1" | sed -n "s/^$3=//p")
+	now=$(stat "$2" "$3")
+	echo $(( ${now:-0} - ${before:-0} ))
+}
+
+# over_rdma NAME BYTES: since the last snap, both nodes together sent and
+# received at least BYTES over RDMA in at least one CDMA transfer.
+over_rdma() {
+	local name=$1 bytes=$2 sent rcvd xfers
+	sent=$(( $(delta "$s0" node0 bytes_sent) + $(delta "$s1" node1 bytes_sent) ))
+	rcvd=$(( $(delta "$s0" node0 bytes_rcvd) + $(delta "$s1" node1 bytes_rcvd) ))
+	xfers=$(( $(delta "$s0" node0 transfers) + $(delta "$s1" node1 transfers) ))
+	if [ "$sent" -ge "$bytes" ] && [ "$rcvd" -ge "$bytes" ] && [ "$xfers" -ge 1 ]; then
+		ok "$name: over RDMA (sent=$sent rcvd=$rcvd transfers=$xfers >= $bytes bytes)"
+	else
+		not_ok "$name: over RDMA # sent=$sent rcvd=$rcvd transfers=$xfers, wanted >= $bytes"
+	fi
+}
+
+driver=yes
+for n in node0 node1; do
+	if ! on $n 'test -c /dev/eusrv_sor' >/dev/null 2>&1; then
+		driver=no
+	fi
+done
+if [ $driver = no ]; then
+	not_ok "eusrv_sor loaded on both nodes (no /dev/eusrv_sor: nothing can go over RDMA)"
+fi
+
+for n in 0 1; do
+	out=$(on node$n eusrvctl peers 2>&1)
+	if printf '%s\n' "$out" | grep -q "^node=$n self=yes up=" &&
+		printf '%s\n' "$out" | grep -Eq "^node=$((1 - n)) self=no up=yes addrs=198\.18\.0\.1$((1 - n))(,|$)"; then
+		ok "node$n: eusrvctl peers: both nodes, this one is self"
+	else
+		not_ok "node$n: eusrvctl peers: both nodes, this one is self"
+		diag "$out"
+	fi
+done
+
+if [ $driver = yes ]; then
+	# Our programs: a forking server on node0, clients on node1.
+	on node0 "eusrv-run $prog serve 7600 >/tmp/sor-serve.log 2>&1 &"
+	sleep 1
+	for t in "integrity 8388608" "fork" "threads" "dup" "epoll 4194304" \
+		"nonblock" "halfclose 3000000"; do
+		set -- $t
+		snap
+		out=$(on node1 "eusrv-run $prog $1 node0 7600 ${2:-}" 2>&1)
+		rc=$?
+		if [ $rc -eq 0 ]; then
+			ok "sor-test $t: $(printf '%s\n' "$out" | tail -n 1)"
+		else
+			not_ok "sor-test $t # exit $rc"
+			diag "$out"
+		fi
+		case $1 in
+		integrity) over_rdma "sor-test $1" $((2 * $2)) ;;
+		epoll) over_rdma "sor-test $1" $((2 * $2)) ;;
+		halfclose) over_rdma "sor-test $1" "$2" ;;
+		fork) over_rdma "sor-test $1" $((2000 * 64)) ;;
+		threads) over_rdma "sor-test $1" $((4 * 3000 * 64)) ;;
+		*) over_rdma "sor-test $1" 1 ;;
+		esac
+	done
+
+	# A live connection is visible in eusrvctl conns on both nodes.
+	on node1 "(sleep 4 | eusrv-run nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
+	sleep 1.5
+	c1=$(on node1 eusrvctl conns 2>&1)
+	c0=$(on node0 eusrvctl conns 2>&1)
+	if printf '%s\n' "$c1" | grep -q '^rdma .*state=ESTABLISHED .*peer=198.18.0.10:7600 peer_node=0' &&
+		printf '%s\n' "$c0" | grep -q '^rdma .*state=ESTABLISHED .*local=198.18.0.10:7600 .*peer_node=1'; then
+		ok "eusrvctl conns: the connection on both nodes, ESTABLISHED"
+	else
+		not_ok "eusrvctl conns: the connection on both nodes, ESTABLISHED"
+		diag "node1: $c1"
+		diag "node0: $c0"
+	fi
+
+	# nc both ways, checked by sha256.
+	for spec in "node1 node0 1" "node1 node0 1048589" "node1 node0 67108864" \
+		"node0 node1 16777216"; do
+		set -- $spec
+		from=$1 to=$2 size=$3 port=$((7100 + RANDOM % 100))
+		on "$from" "head -c $size /dev/urandom >/tmp/nc.in && sha256sum </tmp/nc.in >/tmp/nc.sha"
+		on "$to" "eusrv-run nc -l -N $port >/tmp/nc.out 2>/dev/null </dev/null &"
+		sleep 1
+		snap
+		if on "$from" "eusrv-run nc -N ${to/node/198.18.0.1} $port </tmp/nc.in" >/dev/null 2>&1; then
+			sleep 1
+			a=$(on "$from" cat /tmp/nc.sha)
+			b=$(on "$to" "sha256sum </tmp/nc.out")
+			if [ -n "$a" ] && [ "$a" = "$b" ]; then
+				ok "nc $from -> $to: $size bytes, sha256 equal"
+			else
+				not_ok "nc $from -> $to: $size bytes, sha256 equal # $a vs $b"
+			fi
+		else
+			not_ok "nc $from -> $to: $size bytes # client failed"
+		fi
+		over_rdma "nc $size bytes" "$size"
+	done
+
+	# iperf3
+	on node0 "eusrv-run iperf3 -s -D -p 7200 --logfile /tmp/iperf3.log"
+	sleep 1
+	snap
+	out=$(on node1 "eusrv-run iperf3 -c node0 -p 7200 -t 3 -f m" 2>&1)
+	rc=$?
+	bytes=$(printf '%s\n' "$out" | awk '/receiver/ {print $5, $6}')
+	if [ $rc -eq 0 ] && [ -n "$bytes" ]; then
+		ok "iperf3 node1 -> node0: $(printf '%s\n' "$out" | grep receiver | tr -s ' ')"
+	else
+		not_ok "iperf3 node1 -> node0 # exit $rc"
+		diag "$out"
+	fi
+	over_rdma "iperf3" 1000000
+
+	# redis-server + redis-benchmark
+	on node0 "eusrv-run redis-server --port 7300 --bind 0.0.0.0 --protected-mode no \
+		--save '' --appendonly no --daemonize yes --logfile /tmp/redis.log"
+	sleep 1
+	snap
+	out=$(on node1 "eusrv-run redis-benchmark -h node0 -p 7300 -q -n 2000 -t set,get,incr,lpush,lpop" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c 'requests per second')" -ge 5 ]; then
+		ok "redis-benchmark -n 2000 against redis-server on node0"
+		diag "$(printf '%s\n' "$out" | tr '\r' '\n' | grep 'per second')"
+	else
+		not_ok "redis-benchmark -n 2000 # exit $rc"
+		diag "$out"
+	fi
+	over_rdma "redis" $((5 * 2000 * 20))
+
+	# sockperf ping-pong
+	on node0 "eusrv-run sockperf server --tcp -i 0.0.0.0 -p 7400 --daemonize >/dev/null 2>&1"
+	sleep 1
+	snap
+	out=$(on node1 "eusrv-run sockperf ping-pong --tcp -i 198.18.0.10 -p 7400 -t 3 -m 64" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q 'avg-latency'; then
+		ok "sockperf ping-pong: $(printf '%s\n' "$out" | grep -o 'avg-latency=[0-9.]*' | head -n 1) us"
+	else
+		not_ok "sockperf ping-pong # exit $rc"
+		diag "$out"
+	fi
+	over_rdma "sockperf" 64000
+
+	# nginx serving a large file (sendfile) to curl
+	on node0 "mkdir -p /tmp/www && head -c 20000000 /dev/urandom >/tmp/www/big &&
+		sha256sum </tmp/www/big >/tmp/www/big.sha &&
+		printf '%s\n' 'daemon on; worker_processes 2; pid /tmp/nginx.pid;' \
+		'error_log /tmp/nginx.err;' 'events { worker_connections 64; }' \
+		'http { access_log off; sendfile on; server { listen 7500; root /tmp/www; } }' \
+		>/tmp/nginx.conf && eusrv-run nginx -c /tmp/nginx.conf"
+	sleep 1
+	snap
+	a=$(on node0 cat /tmp/www/big.sha)
+	b=$(on node1 "eusrv-run curl -sS -o - http://node0:7500/big | sha256sum" 2>&1)
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then
+		ok "nginx -> curl: 20 MB file (sendfile), sha256 equal"
+	else
+		not_ok "nginx -> curl: 20 MB file # $a vs $b"
+	fi
+	over_rdma "nginx" 20000000
+	on node0 'kill $(cat /tmp/nginx.pid)' >/dev/null 2>&1
+
+	# Not a board peer: a peers file without node0 keeps it on TCP.
+	on node1 "echo '1 198.18.0.11' >/tmp/peers.no0"
+	on node1 "(sleep 4 | EUSRV_PEERS=/tmp/peers.no0 eusrv-run nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
+	sleep 1.5
+	c1=$(on node1 eusrvctl conns 2>&1)
+	if printf '%s\n' "$c1" | grep -q '^tcp .*peer=198.18.0.10:7600 reason="not a board peer"'; then
+		ok "a destination not in the peers file stays on TCP: eusrvctl conns says why"
+	else
+		not_ok "a destination not in the peers file stays on TCP, reason shown"
+		diag "$c1"
+	fi
+	sleep 3
+fi
+
+# Without the driver: everything over TCP, programs still work.
+if [ $driver = yes ]; then
+	on node0 'pkill -f "sor-test serve"; pkill redis-server; pkill iperf3; pkill sockperf' >/dev/null 2>&1
+	sleep 1
+	check "node1: unload eusrv_sor" on node1 rmmod eusrv_sor
+fi
+on node0 "$prog serve 7601 >/tmp/sor-serve-tcp.log 2>&1 &"
+sleep 1
+check "no driver on node1: sor-test integrity over TCP under eusrv-run" \
+	on node1 "eusrv-run $prog integrity node0 7601 1000000"
+out=$(on node1 eusrvctl stats 2>&1)
+if [ $? -ne 0 ] && printf '%s\n' "$out" | grep -q 'is eusrv_sor loaded'; then
+	ok "no driver: eusrvctl says so clearly"
+else
+	not_ok "no driver: eusrvctl says so clearly"
+	diag "$out"
+fi
+if [ $driver = yes ]; then
+	check "node1: reload eusrv_sor" on node1 "insmod $BUILD/kmod/eusrv_sor.ko"
+fi
+
+check "board stop" board stop
+tap_done

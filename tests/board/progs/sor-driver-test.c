@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The eusrv_sor driver through its raw interface (uapi/eusrv/sor.h), no
+ * interception library: tests/board/60-sor-driver.sh runs it on two nodes.
+ *
+ *   sor-driver-test server PORT       listen, accept one connection, serve
+ *   sor-driver-test client NODE PORT  connect and run the data tests
+ *   sor-driver-test refused NODE PORT CONNECT where nobody listens
+ *   sor-driver-test badioctl          malformed control ioctls
+ *   sor-driver-test hold NODE PORT    connect, then block in WAIT (prints
+ *                                     the errno and seconds when it ends)
+ *
+ * Prints "ok <what>" / "not ok <what>: <why>" lines; exits 1 on a failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uapi/eusrv/sor.h>
+
+static int failures;
+
+static void result(int good, const char *what, const char *why)
+{
+	if (good) {
+		printf("ok %s\n", what);
+	} else {
+		printf("not ok %s: %s\n", what, why);
+		failures++;
+	}
+	fflush(stdout);
+}
+
+static void expect_err(int ret, int err, const char *what)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "returned %d errno %d (%s), wanted errno %d",
+		 ret, errno, strerror(errno), err);
+	result(ret < 0 && errno == err, what, why);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int ctl_open(void)
+{
+	int fd = open(EUSRV_SOR_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror(EUSRV_SOR_DEVICE);
+		exit(2);
+	}
+	return fd;
+}
+
+/* A connection with its mapping. */
+struct conn {
+	int fd;
+	struct eusrv_sor_info in;
+	unsigned char *map;
+	volatile struct eusrv_sor_ring_hdr *sh, *rh;
+	unsigned char *sd, *rd;
+};
+
+static int conn_map(struct conn *c)
+{
+	if (ioctl(c->fd, EUSRV_SOR_INFO, &c->in) < 0)
+		return -1;
+	c->map = mmap(NULL, c->in.map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      c->fd, 0);
+	if (c->map == MAP_FAILED)
+		return -1;
+	c->sh = (void *)(c->map + c->in.snd_hdr_off);
+	c->rh = (void *)(c->map + c->in.rcv_hdr_off);
+	c->sd = c->map + c->in.snd_data_off;
+	c->rd = c->map + c->in.rcv_data_off;
+	return 0;
+}
+
+static int wait_ev(struct conn *c, uint32_t ev)
+{
+	struct eusrv_sor_wait w = { .events = ev, .timeout_ns = 10000000000LL };
+
+	if (ioctl(c->fd, EUSRV_SOR_WAIT, &w) < 0)
+		return -errno;
+	return w.revents ? 0 : -ETIMEDOUT;
+}
+
+/* Through the mapped send ring, as the interception core does. */
+static int ring_write(struct conn *c, const unsigned char *p, size_t n)
+{
+	uint32_t size = c->sh->size;
+
+	while (n) {
+		uint32_t head = __atomic_load_n(&c->sh->head, __ATOMIC_ACQUIRE);
+		uint32_t tail = c->sh->tail, room = size - (tail - head), k, off;
+
+		if (c->sh->flags & (EUSRV_SOR_RF_ERROR | EUSRV_SOR_RF_PEER_CLOSED))
+			return -EPIPE;
+		if (!room) {
+			int e = wait_ev(c, EUSRV_SOR_W_SEND);
+
+			if (e)
+				return e;
+			continue;
+		}
+		k = n < room ? (uint32_t)n : room;
+		off = tail & (size - 1);
+		if (k > size - off) {
+			memcpy(c->sd + off, p, size - off);
+			memcpy(c->sd, p + (size - off), k - (size - off));
+		} else {
+			memcpy(c->sd + off, p, k);
+		}
+		__atomic_store_n(&c->sh->tail, tail + k, __ATOMIC_RELEASE);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (c->sh->want && ioctl(c->fd, EUSRV_SOR_PUSH) < 0)
+			return -errno;
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+/* Through the mapped receive ring. */
+static int ring_read(struct conn *c, unsigned char *p, size_t n)
+{
+	uint32_t size = c->rh->size;
+
+	while (n) {
+		uint32_t tail = __atomic_load_n(&c->rh->tail, __ATOMIC_ACQUIRE);
+		uint32_t head = c->rh->head, avail = tail - head, k, off;
+
+		if (!avail) {
+			int e;
+
+			if (c->rh->flags & (EUSRV_SOR_RF_EOF | EUSRV_SOR_RF_ERROR))
+				return -EPIPE;
+			e = wait_ev(c, EUSRV_SOR_W_RECV);
+			if (e)
+				return e;
+			continue;
+		}
+		k = n < avail ? (uint32_t)n : avail;
+		off = head & (size - 1);
+		if (k > size - off) {
+			memcpy(p, c->rd + off, size - off);
+			memcpy(p + (size - off), c->rd, k - (size - off));
+		} else {
+			memcpy(p, c->rd + off, k);
+		}
+		__atomic_store_n(&c->rh->head, head + k, __ATOMIC_RELEASE);
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static int full_read(int fd, unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t r = read(fd, p, n);
+
+		if (r <= 0)
+			return r ? -errno : -EPIPE;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int full_write(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t r = write(fd, p, n);
+
+		if (r <= 0)
+			return -errno;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static void fill(unsigned char *p, size_t n, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		seed = seed * 1103515245U + 12345U;
+		p[i] = (unsigned char)(seed >> 16);
+	}
+}
+
+static const size_t sizes[] = {
+	1, 2, 100, 4095, 4096, 4097, 65536, 262143, 262144, 300000,
+	1 << 20, 3 << 20, 5000000,
+};
+
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+#define MAXSZ 5000000
+
+/*
+ * The exchange: for each size, the client sends a block (mapped ring on
+ * even rounds, write() on odd ones), the server checks it and sends back
+ * a block of the same size (read() / mapped ring crosswise), which the
+ * client checks.  Blocks larger than the ring wrap it many times.
+ */
+static int serve(struct conn *c)
+{
+	unsigned char *want = malloc(MAXSZ), *got = malloc(MAXSZ);
+	unsigned int i;
+	int e;
+
+	for (i = 0; i < NSIZES; i++) {
+		fill(want, sizes[i], (uint32_t)i);
+		e = i & 1 ? full_read(c->fd, got, sizes[i]) : ring_read(c, got, sizes[i]);
+		if (e || memcmp(want, got, sizes[i])) {
+			fprintf(stderr, "server: block %u (%zu bytes): %s\n", i,
+				sizes[i], e ? strerror(-e) : "data differs");
+			return -1;
+		}
+		fill(want, sizes[i], (uint32_t)i + 1000);
+		e = i & 1 ? ring_write(c, want, sizes[i]) : full_write(c->fd, want, sizes[i]);
+		if (e) {
+			fprintf(stderr, "server: send %u: %s\n", i, strerror(-e));
+			return -1;
+		}
+	}
+	/* The client closes: EOF, on both paths. */
+	e = (int)read(c->fd, got, 1);
+	printf("server: EOF read=%d\n", e);
+	return e == 0 ? 0 : -1;
+}
+
+static int do_server(int port)
+{
+	struct eusrv_sor_listen l = { .port = (uint16_t)port };
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct eusrv_sor_accept a = { .lport = (uint16_t)port };
+	socklen_t sl = sizeof(sin);
+	int ctl = ctl_open(), ls, s, one = 1;
+	struct conn c = {};
+
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sin.sin_port = htons((uint16_t)port);
+	if (bind(ls, (void *)&sin, sizeof(sin)) || listen(ls, 16)) {
+		perror("listen");
+		return 2;
+	}
+	result(ioctl(ctl, EUSRV_SOR_LISTEN, &l) == 0, "LISTEN", strerror(errno));
+	expect_err(ioctl(ctl, EUSRV_SOR_LISTEN, &l), EEXIST, "LISTEN twice: EEXIST");
+	printf("listening\n");
+	fflush(stdout);
+	s = accept(ls, (void *)&sin, &sl);
+	if (s < 0) {
+		perror("accept");
+		return 2;
+	}
+	a.peer_port = ntohs(sin.sin_port);
+	a.lport = (uint16_t)port + 1;
+	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), ENOENT,
+		   "ACCEPT on a port not listened: ENOENT");
+	a.lport = (uint16_t)port;
+	c.fd = ioctl(ctl, EUSRV_SOR_ACCEPT, &a);
+	result(c.fd >= 0, "ACCEPT matches the dummy connection", strerror(errno));
+	if (c.fd < 0)
+		return 1;
+	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), ENOENT,
+		   "ACCEPT of the same dummy again: ENOENT");
+	close(s);
+	result(conn_map(&c) == 0, "server mmap", strerror(errno));
+	result(c.in.state == EUSRV_SOR_ST_ESTABLISHED, "server ESTABLISHED", "state");
+	result(serve(&c) == 0, "server: every block checked, EOF at the end",
+	       "see stderr");
+	close(c.fd);
+	/* Then keep accepting, holding each connection open, until killed. */
+	for (;;) {
+		sl = sizeof(sin);
+		s = accept(ls, (void *)&sin, &sl);
+		if (s < 0)
+			break;
+		a.peer_port = ntohs(sin.sin_port);
+		c.fd = ioctl(ctl, EUSRV_SOR_ACCEPT, &a);
+		printf("accepted fd %d\n", c.fd);
+		fflush(stdout);
+		close(s);
+	}
+	close(ctl);
+	return failures ? 1 : 0;
+}
+
+static int connect_to(int ctl, int node, int port, uint32_t flags)
+{
+	struct eusrv_sor_connect rq = {
+		.node = (uint32_t)node, .port = (uint16_t)port,
+		.sport = (uint16_t)(40000 + getpid() % 20000), .flags = flags,
+	};
+
+	return ioctl(ctl, EUSRV_SOR_CONNECT, &rq);
+}
+
+static void hostile(struct conn *c)
+{
+	struct eusrv_sor_wait w = { .events = 0x80 };
+	uint32_t which = 7;
+	int32_t err = 0;
+	void *m;
+
+	expect_err(ioctl(c->fd, EUSRV_SOR_WAIT, &w), EINVAL, "WAIT bad events: EINVAL");
+	w.events = EUSRV_SOR_W_RECV;
+	w.timeout_ns = -5;
+	expect_err(ioctl(c->fd, EUSRV_SOR_WAIT, &w), EINVAL, "WAIT bad timeout: EINVAL");
+	expect_err(ioctl(c->fd, EUSRV_SOR_LOCK_WAIT, &which), EINVAL,
+		   "LOCK_WAIT bad lock: EINVAL");
+	which = 9;
+	expect_err(ioctl(c->fd, EUSRV_SOR_SHUTDOWN, &which), EINVAL,
+		   "SHUTDOWN bad how: EINVAL");
+	expect_err(ioctl(c->fd, _IO(EUSRV_SOR_IOC_MAGIC, 0x7f)), ENOTTY,
+		   "unknown ioctl: ENOTTY");
+	expect_err(ioctl(c->fd, EUSRV_SOR_INFO, (void *)16), EFAULT, "INFO to a bad pointer: EFAULT");
+	m = mmap(NULL, c->in.map_len + 4096, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 0);
+	expect_err(m == MAP_FAILED ? -1 : 0, EINVAL, "mmap too long: EINVAL");
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd, 4096);
+	expect_err(m == MAP_FAILED ? -1 : 0, EINVAL, "mmap at an offset: EINVAL");
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, c->fd, 0);
+	expect_err(m == MAP_FAILED ? -1 : 0, EINVAL, "private mmap: EINVAL");
+	/* Scribble: a tail far beyond the ring. */
+	c->sh->tail = c->sh->head + c->sh->size + 12345;
+	expect_err(ioctl(c->fd, EUSRV_SOR_PUSH), EINVAL, "PUSH with a hostile tail: EINVAL");
+	ioctl(c->fd, EUSRV_SOR_GET_ERROR, &err);
+	result(err == EINVAL, "the connection failed with EINVAL", "GET_ERROR");
+	result(c->sh->flags & EUSRV_SOR_RF_ERROR, "ERROR flag in the ring", "flags");
+	expect_err((int)write(c->fd, "x", 1), ECONNRESET, "write after failure: ECONNRESET");
+}
+
+static int do_client(int node, int port)
+{
+	unsigned char *want = malloc(MAXSZ), *got = malloc(MAXSZ);
+	int ctl = ctl_open(), e, i;
+	struct conn c = {}, h = {};
+	struct pollfd pfd;
+	double t0;
+
+	t0 = now();
+	c.fd = connect_to(ctl, node, port, EUSRV_SOR_F_CLOEXEC);
+	result(c.fd >= 0, "CONNECT", strerror(errno));
+	if (c.fd < 0 || !want || !got) {
+		free(want);
+		free(got);
+		return 1;
+	}
+	printf("connect time %.0f us\n", (now() - t0) * 1e6);
+	result(conn_map(&c) == 0, "client mmap", strerror(errno));
+	result(c.in.state == EUSRV_SOR_ST_ESTABLISHED &&
+	       c.in.snd_size == 1U << EUSRV_SOR_RING_DEF_SHIFT &&
+	       c.in.rcv_size == 1U << EUSRV_SOR_RING_DEF_SHIFT,
+	       "INFO: established, default ring sizes", "info");
+	pfd.fd = c.fd;
+	pfd.events = POLLIN;
+	result(poll(&pfd, 1, 100) == 0, "poll: nothing to read yet", "poll");
+	pfd.events = POLLOUT;
+	result(poll(&pfd, 1, 100) == 1 && (pfd.revents & POLLOUT), "poll: writable",
+	       "poll");
+	t0 = now();
+	for (i = 0; i < (int)NSIZES; i++) {
+		fill(want, sizes[i], (uint32_t)i);
+		e = i & 1 ? full_write(c.fd, want, sizes[i]) : ring_write(&c, want, sizes[i]);
+		if (e)
+			break;
+		fill(want, sizes[i], (uint32_t)i + 1000);
+		e = i & 1 ? ring_read(&c, got, sizes[i]) : full_read(c.fd, got, sizes[i]);
+		if (!e && memcmp(want, got, sizes[i]))
+			e = -EBADMSG;
+		if (e)
+			break;
+	}
+	{
+		char why[80];
+
+		snprintf(why, sizeof(why), "block %d: %s", i, strerror(-e));
+		result(!e, "blocks of 1 B .. 5 MB both ways, rings and read/write, checked",
+		       why);
+	}
+	if (!e) {
+		double s = now() - t0, bytes = 0;
+
+		for (i = 0; i < (int)NSIZES; i++)
+			bytes += 2.0 * sizes[i];
+		printf("throughput %.1f MB/s\n", bytes / s / 1e6);
+	}
+	close(c.fd);
+
+	/* A second connection, for the hostile values. */
+	h.fd = connect_to(ctl, node, port, 0);
+	if (h.fd >= 0 && conn_map(&h) == 0)
+		hostile(&h);
+	else
+		result(0, "second connection for the hostile tests", strerror(errno));
+	close(ctl);
+	return failures ? 1 : 0;
+}
+
+static int do_refused(int node, int port)
+{
+	int ctl = ctl_open();
+
+	expect_err(connect_to(ctl, node, port, 0), ECONNREFUSED,
+		   "CONNECT with no listener: ECONNREFUSED");
+	expect_err(connect_to(ctl, 200, port, 0), EINVAL, "CONNECT to node 200: EINVAL");
+	return failures ? 1 : 0;
+}
+
+static int do_badioctl(void)
+{
+	struct eusrv_sor_connect rq = { .node = 0, .port = 1, .sport = 1, .reserved1 = 1 };
+	struct eusrv_sor_listen l = { .port = 0 };
+	struct eusrv_sor_accept a = { .lport = 5, .peer_port = 6 };
+	struct eusrv_sor_note n = { .reason = 99 };
+	struct eusrv_sor_list li = { .count = 5, .conns = 0 };
+	struct eusrv_sor_stats st;
+	int ctl = ctl_open();
+
+	expect_err(ioctl(ctl, EUSRV_SOR_LISTEN, &l), EINVAL, "LISTEN port 0: EINVAL");
+	l.port = 5;
+	l.snd_shift = 40;
+	expect_err(ioctl(ctl, EUSRV_SOR_LISTEN, &l), EINVAL, "LISTEN bad shift: EINVAL");
+	l.snd_shift = 0;
+	l.flags = 1;
+	expect_err(ioctl(ctl, EUSRV_SOR_LISTEN, &l), EINVAL, "LISTEN flags: EINVAL");
+	l.flags = 0;
+	expect_err(ioctl(ctl, EUSRV_SOR_UNLISTEN, &l), ENOENT, "UNLISTEN unknown: ENOENT");
+	expect_err(ioctl(ctl, EUSRV_SOR_CONNECT, &rq), EINVAL, "CONNECT reserved: EINVAL");
+	rq.reserved1 = 0;
+	rq.timeout_ms = 70000;
+	expect_err(ioctl(ctl, EUSRV_SOR_CONNECT, &rq), EINVAL, "CONNECT timeout: EINVAL");
+	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), ENOENT, "ACCEPT unlistened: ENOENT");
+	a.flags = 0x100;
+	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), EINVAL, "ACCEPT flags: EINVAL");
+	expect_err(ioctl(ctl, EUSRV_SOR_NOTE, &n), EINVAL, "NOTE bad reason: EINVAL");
+	n.reason = EUSRV_SOR_R_NOT_PEER;
+	result(ioctl(ctl, EUSRV_SOR_NOTE, &n) == 0, "NOTE", strerror(errno));
+	expect_err(ioctl(ctl, EUSRV_SOR_LIST, &li), EINVAL, "LIST null buffer: EINVAL");
+	li.conns = 8;
+	li.note_count = 4;
+	li.notes = 8;
+	/* The note above is there to copy, so the bad buffer is touched. */
+	expect_err(ioctl(ctl, EUSRV_SOR_LIST, &li), EFAULT, "LIST bad buffer: EFAULT");
+	expect_err(ioctl(ctl, EUSRV_SOR_STATS, (void *)8), EFAULT, "STATS bad pointer: EFAULT");
+	expect_err(ioctl(ctl, _IO(EUSRV_SOR_IOC_MAGIC, 0x55)), ENOTTY, "unknown: ENOTTY");
+	expect_err(ioctl(ctl, EUSRV_SOR_PUSH), ENOTTY, "connection ioctl on control: ENOTTY");
+	result(ioctl(ctl, EUSRV_SOR_STATS, &st) == 0 &&
+	       (st.nodes_up & (1ULL << st.node)), "STATS: own node up", strerror(errno));
+	return failures ? 1 : 0;
+}
+
+/* Block in WAIT until the connection fails; print how long it took. */
+static int do_hold(int node, int port)
+{
+	struct eusrv_sor_wait w = { .events = EUSRV_SOR_W_RECV, .timeout_ns = -1 };
+	int ctl = ctl_open(), fd;
+	int32_t err = 0;
+
+	fd = connect_to(ctl, node, port, 0);
+	if (fd < 0) {
+		perror("CONNECT");
+		return 2;
+	}
+	printf("holding\n");
+	fflush(stdout);
+	for (;;) {
+		if (ioctl(fd, EUSRV_SOR_WAIT, &w) < 0) {
+			perror("WAIT");
+			return 2;
+		}
+		ioctl(fd, EUSRV_SOR_GET_ERROR, &err);
+		if (err)
+			break;
+	}
+	printf("error=%d\n", err);
+	return err == ECONNRESET ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "server"))
+		return do_server(atoi(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "client"))
+		return do_client(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "refused"))
+		return do_refused(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "hold"))
+		return do_hold(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 2 && !strcmp(argv[1], "badioctl"))
+		return do_badioctl();
+	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT | badioctl\n",
+		argv[0]);
+	return 2;
+}
