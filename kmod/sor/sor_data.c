@@ -74,11 +74,11 @@ bool sor_data_check_head_locked(struct sor_conn *c, u32 *head)
 }
 
 /*
- * Start a transfer if the peer waits and there is data: reserve the engine
- * for this connection (busy, one transfer at a time) and let the work item
- * submit it.  True if one was started.
+ * If the peer waits and there is data, reserve the engine for this
+ * connection (busy, one transfer at a time); the caller then submits it
+ * with sor_data_xfer() in process context.  True if reserved.
  */
-bool sor_data_try_xfer_locked(struct sor_conn *c)
+bool sor_data_reserve_locked(struct sor_conn *c)
 {
 	u32 tail;
 
@@ -92,6 +92,14 @@ bool sor_data_try_xfer_locked(struct sor_conn *c)
 	c->peer_want = false;
 	WRITE_ONCE(c->snd_hdr->want, 0);
 	kref_get(&c->ref);	/* the transfer's, until SENT or failure */
+	return true;
+}
+
+/* Reserve as above from any context; the work item submits.  */
+bool sor_data_try_xfer_locked(struct sor_conn *c)
+{
+	if (!sor_data_reserve_locked(c))
+		return false;
 	sor_conn_kick_locked(c, SOR_DO_XFER);
 	return true;
 }
@@ -247,7 +255,7 @@ static void sor_data_failed(void *ctx, int err)
 		sor_conn_put(c);
 }
 
-/* The work item's part: build and submit the reserved transfer. */
+/* Build and submit the reserved transfer (work item or the writer). */
 void sor_data_xfer(struct sor_conn *c)
 {
 	struct eusrv_cdma_xfer x = { .failed = sor_data_failed, .ctx = c };
@@ -393,6 +401,7 @@ int sor_data_request(struct sor_conn *c)
 int sor_data_push(struct sor_conn *c)
 {
 	unsigned long flags;
+	bool go = false;
 	int ret = 0;
 	u32 tail;
 
@@ -401,12 +410,15 @@ int sor_data_push(struct sor_conn *c)
 		if (!sor_data_check_tail_locked(c, &tail))
 			ret = -EINVAL;
 		else
-			sor_data_try_xfer_locked(c);
+			go = sor_data_reserve_locked(c);
 	} else if (c->state == EUSRV_SOR_ST_RESET) {
 		ret = -(c->so_error ? c->so_error : ECONNRESET);
 	} else if (c->state == EUSRV_SOR_ST_PEER_CLOSED) {
 		ret = -EPIPE;
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
+	/* The writer's own context submits: no work item hop on this path. */
+	if (go)
+		sor_data_xfer(c);
 	return ret;
 }

@@ -191,6 +191,7 @@ static ssize_t sor_write_some(struct sor_conn *c, const char __user *buf,
 			      size_t count, bool nonblock)
 {
 	unsigned long flags;
+	bool go = false;
 	u32 tail, space, n;
 	int err;
 
@@ -227,12 +228,13 @@ static ssize_t sor_write_some(struct sor_conn *c, const char __user *buf,
 	if (c->snd_seen == tail) {
 		/* The data is in the ring before the tail says so. */
 		smp_store_release(&c->snd_hdr->tail, tail + n);
-		if (c->peer_want)
-			sor_data_try_xfer_locked(c);
+		go = c->peer_want && sor_data_reserve_locked(c);
 	} else {
 		n = 0;	/* user space wrote meanwhile: ours is overwritten */
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
+	if (go)
+		sor_data_xfer(c);
 	return n;
 }
 

@@ -210,6 +210,7 @@ int sor_data_push(struct sor_conn *c);
 int sor_data_request(struct sor_conn *c);
 int sor_data_want_locked(struct sor_conn *c);
 bool sor_data_try_xfer_locked(struct sor_conn *c);
+bool sor_data_reserve_locked(struct sor_conn *c);
 void sor_data_after_sent_locked(struct sor_conn *c);
 
 /* sor_nack.c */

@@ -142,6 +142,17 @@ static bool sor_nack_matches(struct sor_conn *c, unsigned int src,
 	       n->kind == EUSRV_SOR_NACK_REQUEST;
 }
 
+/* Bytes we sent that the peer never took (c->lock held). */
+static bool sor_nack_unsent_locked(struct sor_conn *c)
+{
+	u32 tail;
+
+	if (!c->snd_hdr || !sor_st_open(c->state))
+		return false;
+	tail = c->shut_wr ? c->fin_pos : READ_ONCE(c->snd_hdr->tail);
+	return tail != c->snd_head;
+}
+
 static void sor_nack_request_locked(struct sor_conn *c,
 				    const struct eusrv_sor_nack *n)
 {
@@ -149,6 +160,12 @@ static void sor_nack_request_locked(struct sor_conn *c,
 	int err;
 
 	if (reason > SOR_NACK_MAX_ERRNO)
+		reason = ECONNRESET;
+	/*
+	 * An orderly close with our data still unread there is what TCP
+	 * answers with a reset: the peer's receive buffer held it.
+	 */
+	if (!reason && sor_nack_unsent_locked(c))
 		reason = ECONNRESET;
 	err = sor_st_nack_errno(reason);
 	next = sor_st_on_nack(old, reason);

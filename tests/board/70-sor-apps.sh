@@ -2,9 +2,11 @@
 # Sockets over RDMA with real programs: two nodes, unmodified programs under
 # eusrv-run (nc, iperf3, redis, sockperf, nginx + curl) and our own
 # (tests/board/progs/sor-test.c: integrity, fork, threads, dup, epoll,
-# non-blocking, half-close).  After each, the driver's counters on both
-# nodes must have grown by at least the data moved (bytes and transfers):
-# the data went over RDMA, not TCP.  Then: a destination that is not in the
+# non-blocking, half-close, the call surface, close with unread data, the
+# peer killed, 1,000 connections at once, 10,000 connect/close cycles, a
+# program scribbling over its ring header).  After each, the driver's
+# counters on both nodes must have grown by at least the data moved (bytes
+# and transfers) or the connections made: it went over RDMA, not TCP.  Then: a destination that is not in the
 # peers file stays on TCP with the reason shown by eusrvctl, and without the
 # driver everything still works over TCP.
 set -u
@@ -49,6 +51,19 @@ over_rdma() {
 	fi
 }
 
+# opened NAME N: since the last snap, both nodes opened at least N
+# connections over RDMA.
+opened() {
+	local a b
+	a=$(delta "$s0" node0 conns_opened)
+	b=$(delta "$s1" node1 conns_opened)
+	if [ "$a" -ge "$2" ] && [ "$b" -ge "$2" ]; then
+		ok "$1: over RDMA ($a and $b connections opened >= $2)"
+	else
+		not_ok "$1: over RDMA # opened $a and $b, wanted >= $2"
+	fi
+}
+
 driver=yes
 for n in node0 node1; do
 	if ! on $n 'test -c /dev/eusrv_sor' >/dev/null 2>&1; then
@@ -73,12 +88,17 @@ done
 if [ $driver = yes ]; then
 	# Our programs: a forking server on node0, clients on node1.
 	on node0 "eusrv-run $prog serve 7600 >/tmp/sor-serve.log 2>&1 &"
+	# One process with many small connections (epoll) on 7700.
+	on node0 "eusrv-run $prog serve-many 7700 >/tmp/sor-serve-many.log 2>&1 &"
 	sleep 1
 	for t in "integrity 8388608" "fork" "threads" "dup" "epoll 4194304" \
-		"nonblock" "halfclose 3000000"; do
+		"nonblock" "halfclose 3000000" "calls" "unread" "peerkill" \
+		"many 1000" "cycles 10000" "scribble"; do
 		set -- $t
+		port=7600
+		case $1 in many|cycles|scribble) port=7700 ;; esac
 		snap
-		out=$(on node1 "eusrv-run $prog $1 node0 7600 ${2:-}" 2>&1)
+		out=$(on node1 "eusrv-run $prog $1 node0 $port ${2:-}" 2>&1)
 		rc=$?
 		if [ $rc -eq 0 ]; then
 			ok "sor-test $t: $(printf '%s\n' "$out" | tail -n 1)"
@@ -92,6 +112,9 @@ if [ $driver = yes ]; then
 		halfclose) over_rdma "sor-test $1" "$2" ;;
 		fork) over_rdma "sor-test $1" $((2000 * 64)) ;;
 		threads) over_rdma "sor-test $1" $((4 * 3000 * 64)) ;;
+		calls) over_rdma "sor-test $1" 300 ;;
+		unread|peerkill|scribble) opened "sor-test $1" 1 ;;
+		many|cycles) opened "sor-test $1" "$2" ;;
 		*) over_rdma "sor-test $1" 1 ;;
 		esac
 	done
@@ -178,6 +201,17 @@ if [ $driver = yes ]; then
 		diag "$out"
 	fi
 	over_rdma "sockperf" 64000
+	snap
+	out=$(on node1 "eusrv-run sockperf throughput --tcp -i 198.18.0.10 -p 7400 -t 3 -m 1400" 2>&1)
+	rc=$?
+	mbps=$(printf '%s\n' "$out" | grep -o 'BandWidth is [0-9.]* MBps' | head -n 1)
+	if [ $rc -eq 0 ] && [ -n "$mbps" ]; then
+		ok "sockperf throughput: $mbps"
+	else
+		not_ok "sockperf throughput # exit $rc"
+		diag "$out"
+	fi
+	over_rdma "sockperf throughput" 1000000
 
 	# nginx serving a large file (sendfile) to curl
 	on node0 "mkdir -p /tmp/www && head -c 20000000 /dev/urandom >/tmp/www/big &&
@@ -214,7 +248,7 @@ fi
 
 # Without the driver: everything over TCP, programs still work.
 if [ $driver = yes ]; then
-	on node0 'pkill -f "sor-test serve"; pkill redis-server; pkill iperf3; pkill sockperf' >/dev/null 2>&1
+	on node0 'pkill -f "sor-test serve"; pkill -f "sor-test serve-many"; pkill redis-server; pkill iperf3; pkill sockperf' >/dev/null 2>&1
 	sleep 1
 	check "node1: unload eusrv_sor" on node1 rmmod eusrv_sor
 fi

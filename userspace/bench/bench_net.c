@@ -39,6 +39,13 @@ int bench_listen(uint16_t port)
 
 int bench_connect(const char *host, uint16_t port)
 {
+	uint64_t ns;
+
+	return bench_connect_timed(host, port, &ns);
+}
+
+int bench_connect_timed(const char *host, uint16_t port, uint64_t *ns)
+{
 	struct addrinfo hints = {
 		.ai_family = AF_INET,
 		.ai_socktype = SOCK_STREAM,
@@ -59,8 +66,11 @@ int bench_connect(const char *host, uint16_t port)
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			continue;
-		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+		*ns = bench_now_ns();
+		if (!connect(fd, ai->ai_addr, ai->ai_addrlen)) {
+			*ns = bench_now_ns() - *ns;
 			break;
+		}
 		rc = errno;
 		close(fd);
 		fd = -1;

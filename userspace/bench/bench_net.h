@@ -15,6 +15,8 @@
 int bench_listen(uint16_t port);
 /* Connect to HOST:PORT (name or dotted quad); -1 with a message. */
 int bench_connect(const char *host, uint16_t port);
+/* The same, and the time the successful connect() call took into *NS. */
+int bench_connect_timed(const char *host, uint16_t port, uint64_t *ns);
 /* Write/read exactly LEN bytes; 0, or -1 (errno set; EPIPE-like on EOF). */
 int bench_write_all(int fd, const void *buf, size_t len);
 int bench_read_all(int fd, void *buf, size_t len);

@@ -40,12 +40,14 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s server [-p PORT] [-1]\n"
 		"       %s client HOST [-p PORT] [-n ITERS] [-w WARMUP] [-s SIZE[,SIZE...]]\n"
+		"                         [-c CONNECTS]\n"
 		"  -p PORT    TCP port (default %u)\n"
 		"  -1         server: serve one connection, then exit\n"
 		"  -n ITERS   timed round trips per size (default %u)\n"
 		"  -w WARMUP  untimed round trips before them (default %u)\n"
 		"  -s SIZES   message sizes in bytes, K/M suffixes allowed\n"
-		"             (default 16,64,256,1K,4K,16K,64K)\n",
+		"             (default 16,64,256,1K,4K,16K,64K)\n"
+		"  -c N       also time N connect() calls (each closed at once)\n",
 		prog, prog, DEF_PORT, DEF_ITERS, DEF_WARMUP);
 }
 
@@ -138,6 +140,26 @@ static int run_size(int fd, size_t size, unsigned int iters,
 	return 0;
 }
 
+/* N connections set up and closed: the time connect() blocks. */
+static int run_connects(const char *host, uint16_t port, unsigned int n,
+			uint64_t *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		int fd = bench_connect_timed(host, port, &t[i]);
+
+		if (fd < 0)
+			return -1;
+		close(fd);
+	}
+	printf("connect n=%u min_us=%.1f p50_us=%.1f p99_us=%.1f max_us=%.1f\n",
+	       n, bench_quantile(t, n, 0) / 1e3, bench_quantile(t, n, 0.5) / 1e3,
+	       bench_quantile(t, n, 0.99) / 1e3, bench_quantile(t, n, 1) / 1e3);
+	fflush(stdout);
+	return 0;
+}
+
 static int parse_sizes(char *s, uint64_t *sizes, unsigned int *n)
 {
 	char *tok, *save = NULL;
@@ -155,6 +177,7 @@ int main(int argc, char **argv)
 {
 	uint64_t sizes[MAX_SIZES] = { 16, 64, 256, 1024, 4096, 16384, 65536 };
 	unsigned int nsizes = 7, iters = DEF_ITERS, warmup = DEF_WARMUP, i;
+	unsigned int connects = 0;
 	uint64_t v, port = DEF_PORT, maxsize = 0;
 	const char *host = NULL;
 	bool server, once = false;
@@ -175,7 +198,7 @@ int main(int argc, char **argv)
 		host = argv[2];
 	}
 	optind = server ? 2 : 3;
-	while ((opt = getopt(argc, argv, "p:1n:w:s:h")) != -1) {
+	while ((opt = getopt(argc, argv, "p:1n:w:s:c:h")) != -1) {
 		switch (opt) {
 		case 'p':
 			if (bench_parse_size(optarg, 1, 65535, &port))
@@ -198,6 +221,11 @@ int main(int argc, char **argv)
 			if (parse_sizes(optarg, sizes, &nsizes))
 				goto bad;
 			break;
+		case 'c':
+			if (bench_parse_size(optarg, 1, MAX_ITERS, &v))
+				goto bad;
+			connects = (unsigned int)v;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -215,7 +243,7 @@ int main(int argc, char **argv)
 			maxsize = sizes[i];
 	out = malloc(maxsize);
 	in = malloc(maxsize);
-	t = calloc(iters, sizeof(*t));
+	t = calloc(iters > connects ? iters : connects, sizeof(*t));
 	if (!out || !in || !t) {
 		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
@@ -226,6 +254,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsizes && !rc; i++)
 		rc = run_size(fd, sizes[i], iters, warmup, out, in, t);
 	close(fd);
+	if (!rc && connects)
+		rc = run_connects(host, (uint16_t)port, connects, t);
 	free(out);
 	free(in);
 	free(t);

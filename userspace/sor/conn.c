@@ -508,6 +508,10 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		struct sockaddr_storage any;
 		socklen_t al = sor_v4_as(fam, &me, &any);
 
+		/* Unbound: IPv6's wildcard, not the IPv4-mapped 0.0.0.0. */
+		if (fam == AF_INET6 && !me.sin_addr.s_addr)
+			memset(&((struct sockaddr_in6 *)&any)->sin6_addr, 0,
+			       sizeof(struct in6_addr));
 		if (sor_r->bind(fd, (struct sockaddr *)&any, al) < 0 ||
 		    !v4_name(fd, false, &me))
 			goto tcp_other;

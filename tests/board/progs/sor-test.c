@@ -5,12 +5,19 @@
  * connection: data integrity both ways, fork (parent and child share a
  * connection), threads (concurrent senders and a receiver), the dup family,
  * epoll (edge and level triggered, one fd in two sets), non-blocking
- * connect/send/recv and half-close.  Every byte is checked.  Prints
- * "ok MODE ..." and exits 0, or says what went wrong and exits 1.
+ * connect/send/recv, half-close, the call surface (select, poll, MSG_*
+ * flags, FIONREAD/SIOCOUTQ, names, IPv4-mapped IPv6), close with unread
+ * data, the peer killed, many connections at once, connect/close cycles,
+ * and a program that scribbles over its ring header and sends garbage
+ * ioctls.  Every byte is checked.  Prints "ok MODE ..." and exits 0, or
+ * says what went wrong and exits 1.
  *
- *   sor-test serve PORT
- *   sor-test MODE HOST PORT [BYTES]     MODE: integrity fork threads dup
- *                                       epoll nonblock halfclose
+ *   sor-test serve PORT                 one process per connection
+ *   sor-test serve-many PORT            one process, epoll, small rings
+ *   sor-test MODE HOST PORT [N]         MODE: integrity fork threads dup
+ *                                       epoll nonblock halfclose calls
+ *                                       unread peerkill (serve);
+ *                                       many cycles scribble (serve-many)
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -21,20 +28,30 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <linux/sockios.h>
+#include <uapi/eusrv/sor.h>
 
 #define REC		64	/* record size of the fork/threads tests */
 #define THREADS		4
 #define PER_THREAD	3000
+#define SMALL_BUF	4096	/* ring wish of serve-many and its clients */
 
 static const char *mode = "sor-test";
 
@@ -205,6 +222,8 @@ static int serve(int port)
 			case 'E': serve_echo(fd); break;
 			case 'H': serve_halfclose(fd); break;
 			case 'S': serve_sink(fd); break;
+			case 'U': sleep(1); break;	/* close with unread data */
+			case 'K': raise(SIGKILL); break;
 			default: fail("unknown test");
 			}
 			close(fd);
@@ -216,7 +235,17 @@ static int serve(int port)
 
 /* ---- clients ---- */
 
-static int dial(const char *host, const char *port, int flags)
+/* Ring (and socket buffer) wishes of the small connections. */
+static void small_bufs(int fd)
+{
+	int v = SMALL_BUF;
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+}
+
+/* A connection to HOST:PORT; SMALL: with small rings. */
+static int dial(const char *host, const char *port, int flags, bool small)
 {
 	struct addrinfo hints, *res;
 	int fd, r;
@@ -227,6 +256,10 @@ static int dial(const char *host, const char *port, int flags)
 	if (getaddrinfo(host, port, &hints, &res))
 		fail("getaddrinfo");
 	fd = socket(AF_INET, SOCK_STREAM | flags, 0);
+	if (fd < 0)
+		die("socket");
+	if (small)
+		small_bufs(fd);
 	r = connect(fd, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
 	if (r && !(flags & SOCK_NONBLOCK && errno == EINPROGRESS))
@@ -236,7 +269,7 @@ static int dial(const char *host, const char *port, int flags)
 
 static int start(const char *host, const char *port, char test)
 {
-	int fd = dial(host, port, 0);
+	int fd = dial(host, port, 0, false);
 
 	write_all(fd, &test, 1);
 	return fd;
@@ -306,13 +339,15 @@ static void rec_check(const unsigned char *r, unsigned long *count, uint32_t *la
 	count[r[0]]++;
 }
 
-static void t_fork(const char *host, const char *port)
+static void t_fork(const char *host, const char *port, uint64_t n)
 {
 	unsigned char r[REC];
 	unsigned long count[256] = { 0 };
 	uint32_t last[256] = { 0 }, i;
 	int fd = start(host, port, 'E'), st;
 	pid_t pid = fork();
+
+	(void)n;
 
 	if (pid == 0) {
 		for (i = 0; i < 1000; i++) {
@@ -357,13 +392,15 @@ static void *t_sender(void *arg)
 	return NULL;
 }
 
-static void t_threads(const char *host, const char *port)
+static void t_threads(const char *host, const char *port, uint64_t n)
 {
 	pthread_t t[THREADS];
 	unsigned char r[REC];
 	unsigned long count[256] = { 0 }, total = 0;
 	uint32_t last[256] = { 0 };
 	int i;
+
+	(void)n;
 
 	tfd = start(host, port, 'E');
 	for (i = 0; i < THREADS; i++)
@@ -383,13 +420,15 @@ static void t_threads(const char *host, const char *port)
 	printf("ok threads senders=%d records=%lu none torn\n", THREADS, total);
 }
 
-static void t_dup(const char *host, const char *port)
+static void t_dup(const char *host, const char *port, uint64_t n)
 {
 	int fd = start(host, port, 'E'), d1, d2, d3, d4;
 	char b[8];
 	struct stat st;
 	socklen_t l;
 	int type = 0;
+
+	(void)n;
 
 	d1 = dup(fd);
 	d2 = dup2(fd, 200);
@@ -495,15 +534,17 @@ static void t_epoll(const char *host, const char *port, uint64_t n)
 	printf("ok epoll bytes=%llu edge+level, one fd in two sets\n", (unsigned long long)n);
 }
 
-static void t_nonblock(const char *host, const char *port)
+static void t_nonblock(const char *host, const char *port, uint64_t n)
 {
 	static char buf[1 << 20];
-	int fd = dial(host, port, SOCK_NONBLOCK), err = -1, full = 0;
+	int fd = dial(host, port, SOCK_NONBLOCK, false), err = -1, full = 0;
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
 	socklen_t l = sizeof(err);
 	uint64_t total = 0;
 	char reply[64];
 	ssize_t r;
+
+	(void)n;
 
 	if (poll(&p, 1, 10000) != 1 || !(p.revents & POLLOUT))
 		fail("non-blocking connect: no POLLOUT");
@@ -566,31 +607,396 @@ static void t_halfclose(const char *host, const char *port, uint64_t n)
 	printf("ok halfclose sent=%llu then read the reply and EOF\n", (unsigned long long)n);
 }
 
+/* ---- serve-many: one process, epoll, echo, small rings ---- */
+
+static void more_files(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < r.rlim_max) {
+		r.rlim_cur = r.rlim_max < 8192 ? r.rlim_max : 8192;
+		setrlimit(RLIMIT_NOFILE, &r);
+	}
+}
+
+static void serve_many(int port)
+{
+	static char buf[SMALL_BUF];
+	struct epoll_event ev = { .events = EPOLLIN }, evs[64];
+	struct sockaddr_in a;
+	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1, ep, i, k;
+
+	more_files();
+	signal(SIGPIPE, SIG_IGN);
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	small_bufs(l);
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1024))
+		die("bind/listen");
+	ep = epoll_create1(0);
+	ev.data.fd = l;
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, l, &ev))
+		die("epoll");
+	for (;;) {
+		k = epoll_wait(ep, evs, 64, -1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			die("epoll_wait");
+		for (i = 0; i < k; i++) {
+			int fd = evs[i].data.fd;
+			ssize_t r;
+
+			if (fd == l) {
+				fd = accept4(l, NULL, NULL, SOCK_NONBLOCK);
+				if (fd < 0)
+					continue;
+				ev.events = EPOLLIN;
+				ev.data.fd = fd;
+				if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+					close(fd);
+				continue;
+			}
+			/* Echo what is there; the clients send little at a time. */
+			r = read(fd, buf, sizeof(buf));
+			if (r < 0 && errno == EAGAIN)
+				continue;
+			if (r <= 0 || write(fd, buf, (size_t)r) != r)
+				close(fd);	/* also leaves the epoll set */
+		}
+	}
+}
+
+/* ---- the call surface ---- */
+
+static void wait_fionread(int fd, int want)
+{
+	int n = -1, i;
+
+	for (i = 0; i < 1000; i++) {
+		if (ioctl(fd, FIONREAD, &n))
+			die("FIONREAD");
+		if (n >= want)
+			break;
+		usleep(10000);
+	}
+	if (n != want)
+		fail("FIONREAD does not count the bytes that arrived");
+}
+
+static void t_calls(const char *host, const char *port, uint64_t unused)
+{
+	char out[100], in[100], big[300];
+	int fd = start(host, port, 'E'), n = -1, v = 0, fd6, i;
+	struct sockaddr_storage ss;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 s6;
+	struct iovec iov[3];
+	struct msghdr mh;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct timeval tv = { .tv_sec = 10 };
+	socklen_t l = sizeof(ss);
+	fd_set rs, ws;
+
+	(void)unused;
+
+	for (i = 0; i < (int)sizeof(out); i++)
+		out[i] = (char)('A' + i % 26);
+	FD_ZERO(&ws);
+	FD_SET(fd, &ws);
+	if (select(fd + 1, NULL, &ws, NULL, &tv) != 1 || !FD_ISSET(fd, &ws))
+		fail("select: not writable");
+	if (sendto(fd, out, sizeof(out), MSG_NOSIGNAL, NULL, 0) != sizeof(out))
+		die("sendto");
+	FD_ZERO(&rs);
+	FD_SET(fd, &rs);
+	tv.tv_sec = 10;
+	if (select(fd + 1, &rs, NULL, NULL, &tv) != 1 || !FD_ISSET(fd, &rs))
+		fail("select: the echo is not readable");
+	if (poll(&p, 1, 10000) != 1 || !(p.revents & POLLIN))
+		fail("poll: the echo is not readable");
+	wait_fionread(fd, (int)sizeof(out));
+	if (recv(fd, in, 10, MSG_PEEK) != 10 || memcmp(in, out, 10))
+		fail("MSG_PEEK");
+	wait_fionread(fd, (int)sizeof(out));	/* peeking takes nothing */
+	if (recvfrom(fd, in, sizeof(in), MSG_DONTWAIT, NULL, NULL) != sizeof(in) ||
+	    memcmp(in, out, sizeof(in)))
+		fail("recvfrom MSG_DONTWAIT: not the echo");
+	if (recv(fd, in, 1, MSG_DONTWAIT) != -1 || errno != EAGAIN)
+		fail("MSG_DONTWAIT on an empty socket: no EAGAIN");
+	if (ioctl(fd, SIOCOUTQ, &n) || n != 0)
+		fail("SIOCOUTQ after the echo came back is not 0");
+
+	/* sendmsg of three pieces, MSG_WAITALL across two echoes */
+	iov[0].iov_base = out;
+	iov[0].iov_len = 30;
+	iov[1].iov_base = out + 30;
+	iov[1].iov_len = 0;
+	iov[2].iov_base = out + 30;
+	iov[2].iov_len = 70;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 3;
+	if (sendmsg(fd, &mh, MSG_NOSIGNAL) != sizeof(out))
+		die("sendmsg");
+	usleep(100000);
+	write_all(fd, out, sizeof(out));
+	if (recv(fd, big, 2 * sizeof(out), MSG_WAITALL) != 2 * sizeof(out) ||
+	    memcmp(big, out, sizeof(out)) || memcmp(big + sizeof(out), out, sizeof(out)))
+		fail("MSG_WAITALL across two sends");
+	write_all(fd, out, sizeof(out));
+	iov[0].iov_base = in;
+	iov[0].iov_len = 40;
+	iov[1].iov_base = in + 40;
+	iov[1].iov_len = 60;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_iov = iov;
+	mh.msg_iovlen = 2;
+	if (recvmsg(fd, &mh, MSG_WAITALL) != sizeof(in) || memcmp(in, out, sizeof(in)))
+		fail("recvmsg into two pieces");
+
+	/* names */
+	if (getpeername(fd, (struct sockaddr *)&ss, &l) || l != sizeof(sin))
+		fail("getpeername");
+	memcpy(&sin, &ss, sizeof(sin));
+	if (sin.sin_family != AF_INET || ntohs(sin.sin_port) != atoi(port))
+		fail("getpeername: not the server's address");
+	l = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &l) || l != sizeof(sin))
+		fail("getsockname");
+	memcpy(&sin, &ss, sizeof(sin));
+	if (sin.sin_family != AF_INET || !sin.sin_port || !sin.sin_addr.s_addr)
+		fail("getsockname: no local address");
+	l = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &l) || v < 256 * 1024)
+		fail("SO_RCVBUF below the 256 KB default ring");
+	close(fd);
+
+	/* An IPv6 socket to the IPv4-mapped address talks IPv4. */
+	fd = start(host, port, 'E');
+	l = sizeof(sin);
+	if (getpeername(fd, (struct sockaddr *)&sin, &l))
+		die("getpeername");
+	close(fd);
+	memset(&s6, 0, sizeof(s6));
+	s6.sin6_family = AF_INET6;
+	s6.sin6_port = sin.sin_port;
+	s6.sin6_addr.s6_addr[10] = 0xff;
+	s6.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&s6.sin6_addr.s6_addr[12], &sin.sin_addr, 4);
+	fd6 = socket(AF_INET6, SOCK_STREAM, 0);
+	if (fd6 < 0 || connect(fd6, (struct sockaddr *)&s6, sizeof(s6)))
+		die("connect to the IPv4-mapped address");
+	write_all(fd6, "Ehello", 6);
+	if (read_all(fd6, in, 5) != 5 || memcmp(in, "hello", 5))
+		fail("IPv4-mapped: no echo");
+	l = sizeof(ss);
+	l = sizeof(s6);
+	memset(&s6, 0, sizeof(s6));
+	if (getpeername(fd6, (struct sockaddr *)&s6, &l) || l != sizeof(s6) ||
+	    s6.sin6_family != AF_INET6 || !IN6_IS_ADDR_V4MAPPED(&s6.sin6_addr) ||
+	    ntohs(s6.sin6_port) != atoi(port))
+		fail("IPv4-mapped: getpeername is not the IPv4-mapped server address");
+	close(fd6);
+	printf("ok calls select poll MSG_PEEK/DONTWAIT/WAITALL FIONREAD SIOCOUTQ sendmsg recvmsg names ipv4-mapped\n");
+}
+
+/* ---- endings: unread data, the peer killed ---- */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* What a blocked recv gets when the peer goes: 0 or -errno, and how fast. */
+static int wait_end(int fd, double *took)
+{
+	char b[64];
+	double t0 = now_s();
+	ssize_t r;
+
+	do
+		r = recv(fd, b, sizeof(b), 0);
+	while (r > 0);
+	*took = now_s() - t0;
+	return r < 0 ? -errno : 0;
+}
+
+static void t_unread(const char *host, const char *port, uint64_t n)
+{
+	static char buf[4096];
+	int fd = start(host, port, 'U'), e;
+	double took;
+
+	(void)n;
+
+	memset(buf, 'u', sizeof(buf));
+	write_all(fd, buf, sizeof(buf));
+	/* TCP: closing with unread data resets the connection. */
+	e = wait_end(fd, &took);
+	if (e != -ECONNRESET)
+		fail(e ? "recv: not ECONNRESET" : "recv: EOF, not ECONNRESET");
+	if (send(fd, buf, 1, MSG_NOSIGNAL) != -1 || (errno != EPIPE && errno != ECONNRESET))
+		fail("send after the reset did not fail");
+	close(fd);
+	printf("ok unread peer closed with unread data: ECONNRESET after %.2f s\n", took);
+}
+
+static void t_peerkill(const char *host, const char *port, uint64_t n)
+{
+	int fd = start(host, port, 'K'), e;
+	double took;
+
+	(void)n;
+
+	/* Nothing unread on the peer's side: TCP gives EOF (ECONNRESET is fine). */
+	e = wait_end(fd, &took);
+	if (e && e != -ECONNRESET)
+		fail("recv after the peer was killed: neither EOF nor ECONNRESET");
+	if (took > 5.0)
+		fail("the end took longer than 5 s");
+	close(fd);
+	printf("ok peerkill %s after %.2f s\n", e ? "ECONNRESET" : "EOF", took);
+}
+
+/* ---- load: many connections at once, connect/close cycles ---- */
+
+static void echo_check(int fd, uint32_t tag)
+{
+	uint32_t back = 0;
+
+	write_all(fd, &tag, sizeof(tag));
+	if (read_all(fd, &back, sizeof(back)) != sizeof(back) || back != tag)
+		fail("wrong echo");
+}
+
+static void t_many(const char *host, const char *port, uint64_t n)
+{
+	int *fds = calloc(n, sizeof(*fds));
+	uint64_t i;
+	double t0 = now_s();
+
+	if (!fds)
+		fail("no memory");
+	more_files();
+	for (i = 0; i < n; i++)
+		fds[i] = dial(host, port, 0, true);
+	/* All open at once: each still answers. */
+	for (i = 0; i < n; i++)
+		echo_check(fds[i], (uint32_t)i);
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+	printf("ok many connections=%llu open at once, each echoed, %.1f s\n",
+	       (unsigned long long)n, now_s() - t0);
+}
+
+static void t_cycles(const char *host, const char *port, uint64_t n)
+{
+	double t0 = now_s();
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		int fd = dial(host, port, 0, true);
+
+		echo_check(fd, (uint32_t)i);
+		close(fd);
+	}
+	printf("ok cycles connect/echo/close=%llu in %.1f s (%.2f ms each)\n",
+	       (unsigned long long)n, now_s() - t0, (now_s() - t0) * 1e3 / (double)n);
+}
+
+/* ---- a hostile program: its own ring header and garbage ioctls ---- */
+
+static void t_scribble(const char *host, const char *port, uint64_t n)
+{
+	int a = dial(host, port, 0, true), b = dial(host, port, 0, true), e = 0;
+	struct eusrv_sor_ring_hdr *h;
+	struct eusrv_sor_info in;
+	unsigned int cmd;
+	socklen_t l = sizeof(e);
+	char c = 'x';
+	void *m;
+	int i;
+
+	(void)n;
+
+	echo_check(a, 1);
+	echo_check(b, 2);
+	memset(&in, 0, sizeof(in));
+	if (ioctl(a, EUSRV_SOR_INFO, &in))
+		die("INFO: the connection is not over RDMA");
+	m = mmap(NULL, in.map_len, PROT_READ | PROT_WRITE, MAP_SHARED, a, 0);
+	if (m == MAP_FAILED)
+		die("mmap");
+	/* Undefined commands, and defined ones with bad pointers, on both. */
+	for (cmd = 0; cmd < 0x40; cmd++) {
+		ioctl(b, _IOC(_IOC_READ | _IOC_WRITE, EUSRV_SOR_IOC_MAGIC, cmd + 0x40, 64), &in);
+		ioctl(a, _IOC(_IOC_WRITE, EUSRV_SOR_IOC_MAGIC, cmd, 16), (void *)16);
+	}
+	if (ioctl(b, EUSRV_SOR_INFO, (void *)16) != -1 || errno != EFAULT)
+		fail("INFO with a bad pointer: not EFAULT");
+	/* The send ring's tail far ahead, the receive head behind. */
+	h = (struct eusrv_sor_ring_hdr *)((char *)m + in.snd_hdr_off);
+	h->tail = h->head + 3 * in.snd_size + 17;
+	h = (struct eusrv_sor_ring_hdr *)((char *)m + in.rcv_hdr_off);
+	h->head -= 12345;
+	for (i = 0; i < 50; i++) {
+		if (send(a, &c, 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno != EAGAIN)
+			break;
+		usleep(20000);
+	}
+	if (i == 50)
+		fail("sending with a scribbled ring did not fail");
+	if (getsockopt(a, SOL_SOCKET, SO_ERROR, &e, &l))
+		die("SO_ERROR");
+	munmap(m, in.map_len);
+	close(a);
+	/* The other connection does not notice. */
+	for (i = 0; i < 1000; i++)
+		echo_check(b, (uint32_t)i);
+	close(b);
+	printf("ok scribble the scribbled connection failed (%s), the other one echoed 1000 times\n",
+	       strerror(e ? e : errno));
+}
+
+static const struct {
+	const char *mode;
+	void (*fn)(const char *host, const char *port, uint64_t n);
+} tests[] = {
+	{ "integrity", t_integrity }, { "fork", t_fork }, { "threads", t_threads },
+	{ "dup", t_dup }, { "epoll", t_epoll }, { "nonblock", t_nonblock },
+	{ "halfclose", t_halfclose }, { "calls", t_calls }, { "unread", t_unread },
+	{ "peerkill", t_peerkill }, { "many", t_many }, { "cycles", t_cycles },
+	{ "scribble", t_scribble },
+};
+
 int main(int argc, char **argv)
 {
 	uint64_t n;
+	size_t i;
 
 	if (argc == 3 && !strcmp(argv[1], "serve"))
 		return serve(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "serve-many")) {
+		serve_many(atoi(argv[2]));
+		return 1;
+	}
 	if (argc < 4)
-		fail("usage: sor-test serve PORT | MODE HOST PORT [BYTES]");
+		fail("usage: sor-test serve|serve-many PORT | MODE HOST PORT [N]");
 	mode = argv[1];
 	n = argc > 4 ? strtoull(argv[4], NULL, 10) : 1 << 20;
-	if (!strcmp(mode, "integrity"))
-		t_integrity(argv[2], argv[3], n);
-	else if (!strcmp(mode, "fork"))
-		t_fork(argv[2], argv[3]);
-	else if (!strcmp(mode, "threads"))
-		t_threads(argv[2], argv[3]);
-	else if (!strcmp(mode, "dup"))
-		t_dup(argv[2], argv[3]);
-	else if (!strcmp(mode, "epoll"))
-		t_epoll(argv[2], argv[3], n);
-	else if (!strcmp(mode, "nonblock"))
-		t_nonblock(argv[2], argv[3]);
-	else if (!strcmp(mode, "halfclose"))
-		t_halfclose(argv[2], argv[3], n);
-	else
-		fail("unknown mode");
+	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		if (!strcmp(mode, tests[i].mode)) {
+			tests[i].fn(argv[2], argv[3], n);
+			return 0;
+		}
+	}
+	fail("unknown mode");
 	return 0;
 }
