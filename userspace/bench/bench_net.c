@@ -29,7 +29,7 @@ int bench_listen(uint16_t port)
 		return -1;
 	}
 	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 16)) {
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, SOMAXCONN)) {
 		fprintf(stderr, "listen on port %u: %s\n", port, strerror(errno));
 		close(fd);
 		return -1;
