@@ -15,7 +15,9 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <net/net_namespace.h>
+#include <net/inet_sock.h>
 #include <net/sock.h>
+#include <net/tcp_states.h>
 
 #include <eusrv/board_hw.h>
 #include <eusrv/mbox.h>
@@ -33,11 +35,19 @@ struct sor_listener {
 	struct list_head ctl_link;	/* on its control file */
 	struct sor_ctl *ctl;
 	struct net *net;
+	struct sock *sk;		/* the program's listening socket */
 	__be32 addr;
 	u16 port;
 	u8 snd_shift;
 	u8 rcv_shift;
 };
+
+/* Whether L's socket still listens (any context, sor_listen_lock held). */
+static bool sor_listener_live(const struct sor_listener *l)
+{
+	return !sock_flag(l->sk, SOCK_DEAD) &&
+	       READ_ONCE(l->sk->sk_state) == TCP_LISTEN;
+}
 
 /* A ConnRQ that a listener will take, on its way to the workqueue. */
 struct sor_request {
@@ -87,39 +97,35 @@ static struct sor_listener *sor_ctl_listener(struct sor_ctl *ctl, u16 port)
 	return NULL;
 }
 
-int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
+/* The listening TCP socket FD on PORT, referenced; or an error. */
+static struct sock *sor_listen_sock(int fd, u16 port)
 {
-	struct sor_listener *l;
-	int ret = 0;
+	struct socket *sock;
+	struct sock *sk;
+	int err;
 
-	if (!rq->port || rq->flags || rq->reserved ||
-	    !sor_shift_valid(rq->snd_shift) || !sor_shift_valid(rq->rcv_shift))
-		return -EINVAL;
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
-	if (!l)
-		return -ENOMEM;
-	l->ctl = ctl;
-	l->addr = (__force __be32)rq->addr;
-	l->port = rq->port;
-	l->snd_shift = rq->snd_shift;
-	l->rcv_shift = rq->rcv_shift;
-	l->net = get_net(current->nsproxy->net_ns);
+	sock = sockfd_lookup(fd, &err);
+	if (!sock)
+		return ERR_PTR(err);
+	sk = sock->sk;
+	lock_sock(sk);
+	err = 0;
+	if (sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP ||
+	    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6) ||
+	    sk->sk_state != TCP_LISTEN || inet_sk(sk)->inet_num != port)
+		err = -EINVAL;
+	else
+		sock_hold(sk);
+	release_sock(sk);
+	sockfd_put(sock);
+	return err ? ERR_PTR(err) : sk;
+}
 
-	mutex_lock(&ctl->mutex);
-	if (sor_ctl_listener(ctl, rq->port)) {
-		ret = -EEXIST;
-	} else {
-		list_add_tail(&l->ctl_link, &ctl->listeners);
-		spin_lock_irq(&sor_listen_lock);
-		list_add_tail(&l->link, &sor_listeners);
-		spin_unlock_irq(&sor_listen_lock);
-	}
-	mutex_unlock(&ctl->mutex);
-	if (ret) {
-		put_net(l->net);
-		kfree(l);
-	}
-	return ret;
+static void sor_listener_free(struct sor_listener *l)
+{
+	sock_put(l->sk);
+	put_net(l->net);
+	kfree(l);
 }
 
 static bool sor_port_listened(u16 port)
@@ -161,9 +167,52 @@ static void sor_listener_drop(struct sor_listener *l)
 	spin_lock_irq(&sor_listen_lock);
 	list_del(&l->link);
 	spin_unlock_irq(&sor_listen_lock);
-	put_net(l->net);
-	kfree(l);
+	sor_listener_free(l);
 	sor_setup_orphan(port);
+}
+
+int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
+{
+	struct sor_listener *l, *old;
+	struct sock *sk;
+	int ret = 0;
+
+	if (!rq->port || rq->flags ||
+	    !sor_shift_valid(rq->snd_shift) || !sor_shift_valid(rq->rcv_shift))
+		return -EINVAL;
+	sk = sor_listen_sock(rq->fd, rq->port);
+	if (IS_ERR(sk))
+		return PTR_ERR(sk);
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l) {
+		sock_put(sk);
+		return -ENOMEM;
+	}
+	l->ctl = ctl;
+	l->sk = sk;
+	l->addr = (__force __be32)rq->addr;
+	l->port = rq->port;
+	l->snd_shift = rq->snd_shift;
+	l->rcv_shift = rq->rcv_shift;
+	l->net = get_net(sock_net(sk));
+
+	mutex_lock(&ctl->mutex);
+	old = sor_ctl_listener(ctl, rq->port);
+	if (old && old->sk == sk) {
+		ret = -EEXIST;
+	} else {
+		list_add_tail(&l->ctl_link, &ctl->listeners);
+		spin_lock_irq(&sor_listen_lock);
+		list_add_tail(&l->link, &sor_listeners);
+		spin_unlock_irq(&sor_listen_lock);
+		/* The port's earlier socket (closed, or another) gives way. */
+		if (old)
+			sor_listener_drop(old);
+	}
+	mutex_unlock(&ctl->mutex);
+	if (ret)
+		sor_listener_free(l);
+	return ret;
 }
 
 int sor_setup_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
@@ -171,7 +220,7 @@ int sor_setup_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
 	struct sor_listener *l;
 	int ret = 0;
 
-	if (!rq->port || rq->flags || rq->reserved)
+	if (!rq->port || rq->flags)
 		return -EINVAL;
 	mutex_lock(&ctl->mutex);
 	l = sor_ctl_listener(ctl, rq->port);
@@ -318,7 +367,7 @@ void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
 	r = kzalloc(sizeof(*r), GFP_ATOMIC);
 	spin_lock_irqsave(&sor_listen_lock, flags);
 	list_for_each_entry(l, &sor_listeners, link) {
-		if (l->port == rq.dport) {
+		if (l->port == rq.dport && sor_listener_live(l)) {
 			found = l;
 			break;
 		}

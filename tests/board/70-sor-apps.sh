@@ -232,6 +232,31 @@ if [ $driver = yes ]; then
 	over_rdma "nginx" 20000000
 	on node0 'kill $(cat /tmp/nginx.pid)' >/dev/null 2>&1
 
+	# A registration outlives no listening socket: a program under eusrv-run
+	# listens on 7800 and closes it, then a plain nc (no eusrv-run) listens
+	# there; a client under eusrv-run must reach that nc over TCP, not get
+	# set up over RDMA towards a program that cannot read the rings.
+	on node0 "eusrv-run python3 -c 'import socket, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((\"\", 7800))
+s.listen()
+s.close()
+time.sleep(8)' >/dev/null 2>&1 &"
+	sleep 1
+	on node0 "nc -l -N 7800 >/tmp/stale.out 2>/dev/null </dev/null &"
+	sleep 0.5
+	snap
+	on node1 "echo hello-stale | eusrv-run nc -N node0 7800" >/dev/null 2>&1
+	sleep 0.5
+	got=$(on node0 cat /tmp/stale.out)
+	a=$(delta "$s0" node0 conns_opened)
+	if [ "$got" = hello-stale ] && [ "$a" -eq 0 ]; then
+		ok "a closed listener's registration is not used: a later plain listener gets the data over TCP"
+	else
+		not_ok "a closed listener's registration is not used # got '$got', $a RDMA connections opened"
+	fi
+
 	# Not a board peer: a peers file without node0 keeps it on TCP.
 	on node1 "echo '1 198.18.0.11' >/tmp/peers.no0"
 	on node1 "(sleep 4 | EUSRV_PEERS=/tmp/peers.no0 eusrv-run nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"

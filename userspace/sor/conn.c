@@ -591,6 +591,7 @@ int sor_listen(int fd, int backlog)
 	memset(&rq, 0, sizeof(rq));
 	rq.addr = me.sin_addr.s_addr;
 	rq.port = ntohs(me.sin_port);
+	rq.fd = fd;
 	rq.snd_shift = (uint8_t)SOR_AUX_SND_SHIFT(aux);
 	rq.rcv_shift = (uint8_t)SOR_AUX_RCV_SHIFT(aux);
 	/* A failed registration only means that clients come over TCP. */

@@ -266,6 +266,12 @@ static int do_server(int port)
 		perror("listen");
 		return 2;
 	}
+	l.fd = ctl;
+	expect_err(ioctl(ctl, EUSRV_SOR_LISTEN, &l), ENOTSOCK, "LISTEN not a socket: ENOTSOCK");
+	l.fd = socket(AF_INET, SOCK_STREAM, 0);
+	expect_err(ioctl(ctl, EUSRV_SOR_LISTEN, &l), EINVAL, "LISTEN socket not listening: EINVAL");
+	close(l.fd);
+	l.fd = ls;
 	result(ioctl(ctl, EUSRV_SOR_LISTEN, &l) == 0, "LISTEN", strerror(errno));
 	expect_err(ioctl(ctl, EUSRV_SOR_LISTEN, &l), EEXIST, "LISTEN twice: EEXIST");
 	printf("listening\n");

@@ -105,10 +105,13 @@ enum eusrv_sor_state {
 
 /*
  * LISTEN: user space listens on PORT (bound to ADDR, IPv4 in network
- * order, 0 for any) and will match accepted connections with ACCEPT.
- * Without a registration on the port, a peer's ConnRQ is refused with
- * ECONNREFUSED and the peer falls back to TCP.  The registration belongs
- * to this control file; UNLISTEN or closing the file drops it.
+ * order, 0 for any) with the TCP socket FD and will match accepted
+ * connections with ACCEPT.  Without a registration on the port, a peer's
+ * ConnRQ is refused with ECONNREFUSED and the peer falls back to TCP.  The
+ * registration belongs to this control file; UNLISTEN or closing the file
+ * drops it, and it stops counting as soon as FD's socket stops listening
+ * (closed, or shut down), so that a later listener on the port that is
+ * not ours never gets a dummy connection.
  */
 struct eusrv_sor_listen {
 	__u32 addr;
@@ -116,7 +119,7 @@ struct eusrv_sor_listen {
 	__u8 snd_shift;		/* 0 = default, else MIN..MAX_SHIFT */
 	__u8 rcv_shift;
 	__u32 flags;		/* must be 0 */
-	__u32 reserved;
+	__s32 fd;		/* the listening socket (not for UNLISTEN) */
 };
 
 /*
