@@ -5,7 +5,9 @@
  * think is down) gets a KEEPALIVE probe; any message from a node counts as
  * a sign of life.  A node silent for SOR_KA_DEAD_MS, or one the board
  * reports undeliverable (the mailbox's tx_error), is down: its connections
- * are reset with ECONNRESET.
+ * are reset with ECONNRESET.  A down node heard from again (it was only
+ * frozen or cut off) is told KEEPALIVE(reset), so that it drops its side
+ * of those connections too instead of waiting on them for ever.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,13 +34,20 @@ static_assert(EUSRV_MAX_NODES <= 64);
 void sor_ka_heard(unsigned int node)
 {
 	unsigned long flags;
+	bool was;
 
 	if (node >= EUSRV_MAX_NODES)
 		return;
 	spin_lock_irqsave(&sor_ka_lock, flags);
 	sor_ka_last[node] = jiffies;
+	was = sor_ka_down & BIT_ULL(node);
 	sor_ka_down &= ~BIT_ULL(node);
 	spin_unlock_irqrestore(&sor_ka_lock, flags);
+	if (was) {
+		pr_info("node %u is back: telling it to reset its connections with us\n",
+			node);
+		sor_send(node, eusrv_sor_msg_keepalive(EUSRV_SOR_KA_RESET, 0));
+	}
 }
 
 static void sor_ka_mark_down(unsigned int node, const char *why)
@@ -84,11 +93,16 @@ void sor_rx_keepalive(unsigned int src, u64 msg)
 	unsigned int kind = eusrv_sor_ka_kind(msg);
 
 	if (eusrv_msg_conn(msg) || (eusrv_msg_payload(msg) & GENMASK_ULL(43, 32)) ||
-	    (kind != EUSRV_SOR_KA_PROBE && kind != EUSRV_SOR_KA_ECHO)) {
+	    kind < EUSRV_SOR_KA_PROBE || kind > EUSRV_SOR_KA_RESET) {
 		sor_bad("malformed KEEPALIVE %#llx from node %u\n", msg, src);
 		return;
 	}
-	if (kind == EUSRV_SOR_KA_PROBE)
+	if (kind == EUSRV_SOR_KA_RESET) {
+		/* SRC took us for down and forgot our connections. */
+		pr_info("node %u reset our connections: resetting ours with it\n",
+			src);
+		sor_conn_reset_node(src, ECONNRESET);
+	} else if (kind == EUSRV_SOR_KA_PROBE)
 		sor_send(src, eusrv_sor_msg_keepalive(EUSRV_SOR_KA_ECHO,
 						      eusrv_sor_ka_seq(msg)));
 }

@@ -146,6 +146,9 @@ static void sor_msg_test_keepalive(struct kunit *test)
 	m = eusrv_sor_msg_keepalive(EUSRV_SOR_KA_ECHO, 0);
 	KUNIT_EXPECT_EQ(test, eusrv_sor_ka_kind(m), EUSRV_SOR_KA_ECHO);
 	KUNIT_EXPECT_EQ(test, eusrv_msg_conn(m), 0U);
+	m = eusrv_sor_msg_keepalive(EUSRV_SOR_KA_RESET, 0);
+	KUNIT_EXPECT_EQ(test, m, 0x8000300000000000ULL);
+	KUNIT_EXPECT_EQ(test, eusrv_sor_ka_kind(m), EUSRV_SOR_KA_RESET);
 }
 
 static struct kunit_case sor_msg_test_cases[] = {

@@ -4,8 +4,9 @@
 # plain TCP listener on node1, CONNECT from node0, ACCEPT matching the dummy
 # connection, data of 1 B .. 5 MB both ways through the mapped rings and
 # read()/write() (checked, wrapping the rings), poll, EOF, a refused
-# CONNECT, malformed ioctls and a hostile ring tail, then node1 killed
-# under a blocked WAIT (ECONNRESET within 3 s) and the module unloaded and
+# CONNECT, malformed ioctls and a hostile ring tail, then node1 frozen and
+# later killed under a blocked WAIT (ECONNRESET within 3 s each time; after
+# the thaw node1 has reset its side too) and the module unloaded and
 # reloaded on node0.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -61,28 +62,48 @@ else
 	not_ok "node0: the hostile tail is counted # bad_user=${bad_user:-?}"
 fi
 
-# A call blocked on a connection whose peer node dies: ECONNRESET in <= 3 s
-# (plus the command channel's own latency).
-on node0 "$prog hold 1 $PORT >/tmp/sor-hold.out 2>&1 & echo \$! >/tmp/sor-hold.pid" >/dev/null
-for _ in $(seq 50); do
-	on node0 'grep -q holding /tmp/sor-hold.out' >/dev/null 2>&1 && break
-	sleep 0.2
-done
-t0=$(date +%s.%N)
-board kill node1 >/dev/null 2>&1
-for _ in $(seq 60); do
-	on node0 'grep -q error= /tmp/sor-hold.out' >/dev/null 2>&1 && break
-	sleep 0.2
-done
-t1=$(date +%s.%N)
-out=$(on node0 'cat /tmp/sor-hold.out')
-secs=$(echo "$t1 - $t0" | bc)
-diag "$out (after ${secs}s)"
-if printf '%s\n' "$out" | grep -q "^error=104$" && [ "$(echo "$secs < 5" | bc)" = 1 ]; then
-	ok "peer node killed: blocked WAIT ends with ECONNRESET (${secs}s)"
+# hold_reset WHAT CMD...: a call on node0 blocked on a connection to node1
+# ends with ECONNRESET in <= 3 s (plus the command channel's own latency)
+# after CMD does something to node1.
+hold_reset() {
+	local what=$1 out t0 t1 secs
+	shift
+	on node0 "$prog hold 1 $PORT >/tmp/sor-hold.out 2>&1 &" >/dev/null
+	for _ in $(seq 50); do
+		on node0 'grep -q holding /tmp/sor-hold.out' >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>&1
+	for _ in $(seq 60); do
+		on node0 'grep -q error= /tmp/sor-hold.out' >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	t1=$(date +%s.%N)
+	out=$(on node0 'cat /tmp/sor-hold.out')
+	secs=$(echo "$t1 - $t0" | bc)
+	diag "$out (after ${secs}s)"
+	if printf '%s\n' "$out" | grep -q "^error=104$" && [ "$(echo "$secs < 5" | bc)" = 1 ]; then
+		ok "$what: blocked WAIT ends with ECONNRESET (${secs}s)"
+	else
+		not_ok "$what: blocked WAIT ends with ECONNRESET # ${secs}s"
+	fi
+}
+
+# Silent, not dead: keepalives find it; when it comes back it is told to
+# drop its side of the connections too.
+hold_reset "peer node frozen" board freeze node1
+board thaw node1 >/dev/null
+sleep 2
+out=$(on node1 'eusrvctl conns' 2>&1)
+if ! printf '%s\n' "$out" | grep -q '^rdma .*state=ESTABLISHED .*peer_node=0'; then
+	ok "node1 thawed: its side of the connections with node0 is reset too"
 else
-	not_ok "peer node killed: blocked WAIT ends with ECONNRESET # ${secs}s"
+	not_ok "node1 thawed: its side of the connections with node0 is reset too"
+	diag "$out"
 fi
+
+hold_reset "peer node killed" board kill node1
 
 kdir=$BUILD/kmod
 check "node0: unload and reload eusrv_sor" on node0 \

@@ -64,6 +64,11 @@
 #define EUSRV_SOR_KA_KIND_MASK		0xfU
 #define EUSRV_SOR_KA_PROBE		1U
 #define EUSRV_SOR_KA_ECHO		2U
+/*
+ * "I reset every connection with you": sent to a node heard again after
+ * it was taken for down, so that both sides forget the same connections.
+ */
+#define EUSRV_SOR_KA_RESET		3U
 
 static inline __u64 eusrv_sor_field(__u64 payload, unsigned int shift,
 				    __u64 mask)
