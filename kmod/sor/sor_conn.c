@@ -368,22 +368,45 @@ static void *sor_conn_data(u32 size)
 	return p;
 }
 
-/* Allocate the rings of the sizes in snd_shift/rcv_shift; process context. */
+/* A ring of SIZE in *DATA (*CUR bytes now), reusing it if it fits. */
+static void sor_conn_fit_data(void **data, u32 *cur, u32 size)
+{
+	if (*data && *cur == size)
+		return;
+	if (*data)
+		free_pages_exact(*data, *cur);
+	*cur = 0;
+	*data = sor_conn_data(size);
+	if (*data)
+		*cur = size;
+}
+
+/*
+ * Rings of the sizes in snd_shift/rcv_shift (process context, before the
+ * peer knows their address): those allocated already are kept if they
+ * have the size, replaced if not.
+ */
 int sor_conn_alloc_rings(struct sor_conn *c)
 {
-	u32 snd = 1U << c->snd_shift, rcv = 1U << c->rcv_shift;
+	unsigned long flags;
+	u32 snd, rcv;
 
-	c->snd_hdr = sor_conn_hdr(snd);
-	c->rcv_hdr = sor_conn_hdr(rcv);
-	c->snd_data = sor_conn_data(snd);
-	if (c->snd_data)
-		c->snd_size = snd;
-	c->rcv_data = sor_conn_data(rcv);
-	if (c->rcv_data)
-		c->rcv_size = rcv;
-	if (!c->snd_hdr || !c->rcv_hdr || !c->snd_data || !c->rcv_data)
+	/* A client's shifts may grow under us (ACCEPT): read them once. */
+	spin_lock_irqsave(&c->lock, flags);
+	snd = 1U << c->snd_shift;
+	rcv = 1U << c->rcv_shift;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (!c->snd_hdr)
+		c->snd_hdr = sor_conn_hdr(snd);
+	if (!c->rcv_hdr)
+		c->rcv_hdr = sor_conn_hdr(rcv);
+	if (!c->snd_hdr || !c->rcv_hdr)
 		return -ENOMEM;	/* freed with the connection */
-	return 0;
+	c->snd_hdr->size = snd;
+	c->rcv_hdr->size = rcv;
+	sor_conn_fit_data(&c->snd_data, &c->snd_size, snd);
+	sor_conn_fit_data(&c->rcv_data, &c->rcv_size, rcv);
+	return c->snd_data && c->rcv_data ? 0 : -ENOMEM;
 }
 
 struct sor_reset_arg {

@@ -659,6 +659,11 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 		spin_unlock_irqrestore(&c->lock, flags);
 		return sor_connect_fail(c, ret == -ETIMEDOUT ? ETIMEDOUT : EHOSTUNREACH);
 	}
+	/*
+	 * Our rings of our own sizes while the server works (zeroing them is
+	 * a good part of the set-up); its answer can only make them larger.
+	 */
+	sor_conn_alloc_rings(c);
 	left = wait_event_interruptible_timeout(c->wq, sor_connect_answered(c),
 						(long)(deadline - jiffies));
 	if (left <= 0)
