@@ -117,7 +117,8 @@ eusrv_board_add_block(struct pci_dev *pdev, struct eusrv_board *b,
 	const u8 mac[ETH_ALEN] = {
 		EUSRV_ETH_OUI0, EUSRV_ETH_OUI1, EUSRV_ETH_OUI2, 0, 0, b->node_id,
 	};
-	const struct software_node *dma = NULL;
+	/* Outside the blocks below: the properties are copied at the end. */
+	struct software_node_ref_args dma_ref[1] = { };
 	struct property_entry props[8] = {
 		PROPERTY_ENTRY_U32("eusrv,node-id", b->node_id),
 		PROPERTY_ENTRY_U32("eusrv,max-nodes", b->nodes),
@@ -139,12 +140,12 @@ eusrv_board_add_block(struct pci_dev *pdev, struct eusrv_board *b,
 		props[np++] = PROPERTY_ENTRY_U32("eusrv,kick", kicks[0]);
 	}
 	if (!strcmp(blk->name, EUSRV_BOARD_ETH_NAME)) {
-		dma = eusrv_board_dma_swnode(b);
-		if (!dma)
+		dma_ref[0].node = eusrv_board_dma_swnode(b);
+		if (!dma_ref[0].node)
 			return ERR_PTR(-ENODEV);
 		props[np++] = PROPERTY_ENTRY_STRING("compatible", EUSRV_ETH_COMPATIBLE);
 		props[np++] = PROPERTY_ENTRY_U8_ARRAY("local-mac-address", mac);
-		props[np++] = PROPERTY_ENTRY_REF("eusrv-connected", dma);
+		props[np++] = PROPERTY_ENTRY_REF_ARRAY("eusrv-connected", dma_ref);
 	}
 
 	/* Resources and properties are copied: the stack is fine. */
