@@ -84,6 +84,15 @@ netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 		eueth_count(p, EUETH_C_TX_BUSY);
 		return NETDEV_TX_BUSY;
 	}
+	/*
+	 * The socket gets its send-buffer room back now, not at the
+	 * completion interrupt: completions are coalesced, and a socket held
+	 * to the completion latency by TCP small queues leaves its port's
+	 * ring empty when the shared MAC's round robin comes by, so ports
+	 * would not get equal shares of a congested line.  BQL still bounds
+	 * what waits in the ring.
+	 */
+	skb_orphan(skb);
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
 		if (eueth_tx_csum_app1(skb_checksum_start_offset(skb),
 				       skb->csum_offset, &app1)) {

@@ -100,10 +100,19 @@ static bool op_line_send(void *opaque, const uint8_t *frame, size_t len)
 	return true;
 }
 
+/* Full while the peer has a backlog (NIC_LINE_BACKLOG). */
+static bool op_line_full(void *opaque)
+{
+	struct nic *nic = opaque;
+
+	return nic->line.fd >= 0 && nic->line_tx_len >= NIC_LINE_BACKLOG;
+}
+
 static const struct mac_ops nic_mac_ops = {
 	.raise = op_raise,
 	.line_send = op_line_send,
 	.now_us = op_now_us,
+	.line_full = op_line_full,
 };
 
 /* ---- Line side --------------------------------------------------------- */
@@ -166,7 +175,7 @@ static void line_event(struct ev_handler *h, uint32_t events)
 static void line_listen_event(struct ev_handler *h, uint32_t events)
 {
 	struct nic *nic = container_of(h, struct nic, line_listen);
-	int fd;
+	int fd, sndbuf;
 
 	(void)events;
 	fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -177,6 +186,10 @@ static void line_listen_event(struct ev_handler *h, uint32_t events)
 		close(fd);
 		return;
 	}
+	/* A small socket buffer keeps the backlog where the scheduler is. */
+	sndbuf = NIC_LINE_BACKLOG;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) < 0)
+		log_warn("shared MAC: line peer: SO_SNDBUF: %s", strerror(errno));
 	nic->line.fd = fd;
 	nic->line_want_out = false;
 	mgmt_rx_init(nic->line_rx);

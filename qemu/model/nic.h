@@ -18,6 +18,13 @@
 
 /* Bytes buffered towards the line peer before frames are dropped. */
 #define NIC_LINE_TXBUF		(256U * 1024U)
+/*
+ * Line back-pressure: with this much waiting for the peer (here and in the
+ * socket, whose send buffer is kept as small), the MAC's scheduler stops
+ * taking frames from the ports.  The queue then builds in the nodes' rings,
+ * where the round robin shares the line, not in one FIFO towards the peer.
+ */
+#define NIC_LINE_BACKLOG	(32U * 1024U)
 /* Control connections open at once, and the longest command line. */
 #define NIC_CTL_MAX		4U
 #define NIC_CTL_LINE		256U
