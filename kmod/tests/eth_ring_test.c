@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/skbuff.h>
 
 #include <eusrv/axidma_hw.h>
 #include <eusrv/board_hw.h>
