@@ -66,6 +66,7 @@ static void line_flush(struct nic *nic)
 			line_close(nic, strerror(errno));
 			return;
 		}
+		nic->line_progress_us = mono_us();
 		nic->line_tx_head = (nic->line_tx_head + (size_t)n) % NIC_LINE_TXBUF;
 		nic->line_tx_len -= (size_t)n;
 	}
@@ -100,12 +101,14 @@ static bool op_line_send(void *opaque, const uint8_t *frame, size_t len)
 	return true;
 }
 
-/* Full while the peer has a backlog (NIC_LINE_BACKLOG). */
+/* Full while the peer has a backlog (NIC_LINE_BACKLOG) and takes it. */
 static bool op_line_full(void *opaque)
 {
 	struct nic *nic = opaque;
 
-	return nic->line.fd >= 0 && nic->line_tx_len >= NIC_LINE_BACKLOG;
+	if (nic->line.fd < 0 || nic->line_tx_len < NIC_LINE_BACKLOG)
+		return false;
+	return mono_us() - nic->line_progress_us < NIC_LINE_STALL_US;
 }
 
 static const struct mac_ops nic_mac_ops = {
@@ -192,6 +195,7 @@ static void line_listen_event(struct ev_handler *h, uint32_t events)
 		log_warn("shared MAC: line peer: SO_SNDBUF: %s", strerror(errno));
 	nic->line.fd = fd;
 	nic->line_want_out = false;
+	nic->line_progress_us = mono_us();
 	mgmt_rx_init(nic->line_rx);
 	if (ev_add(nic->loop, &nic->line, EPOLLIN | EPOLLRDHUP)) {
 		close(fd);
@@ -379,8 +383,15 @@ int nic_control_client(const char *dir, const char *cmd)
 
 static void arm(struct nic *nic)
 {
-	uint64_t t = mac_next_deadline(&nic->mac);
+	uint64_t t = mac_next_deadline(&nic->mac), stall;
 	struct itimerspec its = { 0 };
+
+	/* A stalled peer releases the scheduler even if nothing else happens. */
+	if (nic->line.fd >= 0 && nic->line_tx_len >= NIC_LINE_BACKLOG) {
+		stall = nic->line_progress_us + NIC_LINE_STALL_US + 1;
+		if (!t || stall < t)
+			t = stall;
+	}
 
 	if (t == nic->timer_armed_us)
 		return;
