@@ -140,6 +140,13 @@ static void regs_test_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, writable, 7U);
 	KUNIT_EXPECT_NULL(test, eueth_reg_find(eueth_regs, EUETH_NR_REGS, "no_such"));
 	KUNIT_EXPECT_EQ(test, EUETH_NR_CNT_FILES, 3 * EUSRV_MAC_STATS_COUNT);
+	/* The counters' names, in the MAC's order: tx_frames at 0, rx_mcast last. */
+	KUNIT_EXPECT_STREQ(test, eueth_cnt_regs[EUSRV_MAC_TX_FRAMES / 8], "tx_frames");
+	KUNIT_EXPECT_STREQ(test, eueth_cnt_regs[EUSRV_MAC_RX_NODESC / 8], "rx_nodesc");
+	KUNIT_EXPECT_STREQ(test, eueth_cnt_regs[EUSRV_MAC_RX_MCAST / 8], "rx_mcast");
+	for (i = 0; i < EUSRV_MAC_STATS_COUNT; i++)
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_NE(test, strcmp(eueth_cnt_regs[i], eueth_cnt_regs[j]), 0);
 }
 
 static struct kunit_case regs_test_cases[] = {
