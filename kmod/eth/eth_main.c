@@ -98,6 +98,9 @@ static int eueth_stop(struct net_device *ndev)
 {
 	struct eueth *p = netdev_priv(ndev);
 
+	/* Already stopped by a reopen whose restart failed. */
+	if (!p->tx.desc)
+		return 0;
 	netif_tx_disable(ndev);
 	eueth_link_stop(p);
 	mutex_lock(&p->lock);
