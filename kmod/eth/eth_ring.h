@@ -23,7 +23,7 @@
 /* Ring sizes in descriptors (ethtool -g/-G); powers of two. */
 #define EUETH_TX_RING_DEFAULT	64U
 #define EUETH_RX_RING_DEFAULT	128U
-#define EUETH_TX_RING_MIN	32U	/* room for two frames of most fragments */
+#define EUETH_TX_RING_MIN	32U	/* room for a frame of the most fragments */
 #define EUETH_RX_RING_MIN	8U
 #define EUETH_RING_MAX		1024U
 
