@@ -229,8 +229,13 @@ void eueth_reset_work(struct work_struct *work)
 	napi_disable(&p->napi);
 
 	if (eueth_dma_reset(p)) {
-		/* The engine is gone: leave the interface down for good. */
-		netif_carrier_off(ndev);
+		/*
+		 * The engine does not come out of reset: leave the queue
+		 * stopped; the transmit watchdog tries again.
+		 */
+		napi_enable(&p->napi);
+		for (i = 0; i < EUETH_NR_CH; i++)
+			enable_irq(p->ch[i].irq);
 		goto out;
 	}
 	eueth_tx_drain(p);
