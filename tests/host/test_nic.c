@@ -5,7 +5,7 @@
  * TX -> RX between nodes, SOF/EOF spanning, the address filter, checksum
  * offload against a reference, counters, coalescing, every error kind with
  * halt and reset, RX exhaustion, MDIO and the link, loopback, oversize,
- * round-robin fairness, and hostile descriptors.
+ * round-robin fairness, line back-pressure, and hostile descriptors.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -43,6 +43,8 @@ static unsigned int line_src[MAXLINE];
 static size_t line_len[MAXLINE];
 static uint8_t line_last[16384];
 static bool line_ok = true;
+/* Frames the line takes before it reports full; -1: never full. */
+static int line_room = -1;
 
 static void f_raise(void *o, unsigned int node, unsigned int vector)
 {
@@ -55,6 +57,8 @@ static bool f_line_send(void *o, const uint8_t *f, size_t len)
 	(void)o;
 	if (!line_ok)
 		return false;
+	if (line_room > 0)
+		line_room--;
 	if (line_n < MAXLINE) {
 		line_src[line_n] = f[11];	/* source MAC's last byte */
 		line_len[line_n] = len;
@@ -70,8 +74,15 @@ static uint64_t f_now(void *o)
 	return now;
 }
 
+static bool f_line_full(void *o)
+{
+	(void)o;
+	return line_room == 0;
+}
+
 static const struct mac_ops ops = {
 	.raise = f_raise, .line_send = f_line_send, .now_us = f_now,
+	.line_full = f_line_full,
 };
 
 /* ---- The fake driver --------------------------------------------------- */
@@ -954,6 +965,47 @@ static void test_fairness(void)
 	line_ok = true;
 }
 
+/* A full line keeps frames in the ports' rings; the round robin resumes. */
+static void test_backpressure(void)
+{
+	uint8_t f[200], other[6] = { 0x02, 0x66, 0x66, 0x66, 0x66, 0x66 };
+	unsigned int n, i, l0, first, cnt[NODES] = { 0 };
+	uint64_t drops = lst(EUSRV_MAC_TX_DROPS);
+	bool order = true;
+
+	for (n = 0; n < 3; n++) {
+		dma_setup(n, 2048, NDESC);
+		frame(f, sizeof(f), n, other, (uint8_t)n);
+		for (i = 0; i < 10; i++)
+			tx_queue(n, f, sizeof(f), 1, 0, 0);
+	}
+	l0 = line_n;
+	line_room = 0;
+	for (n = 0; n < 3; n++)
+		tx_go(n);
+	rounds(3);
+	ok(line_n == l0 && !mac_busy(&mac) &&
+	   !(g32(desc(0, false, drv[0].tx_tail - 10), AXIDMA_DESC_STATUS) & AXIDMA_ST_CMPLT),
+	   "line full: no frame taken, none completed, the loop may sleep");
+	line_room = 5;
+	rounds(2);
+	ok(line_n == l0 + 5, "room for 5: 5 frames, then blocked again (%u)", line_n - l0);
+	line_room = 4;
+	rounds(2);
+	first = line_src[l0];
+	for (i = 0; i < 9; i++)
+		if (line_src[l0 + i] != (first + i) % 3)
+			order = false;
+	ok(line_n == l0 + 9 && order,
+	   "the round robin goes on with the port it stopped at (strict rotation over 9 frames)");
+	line_room = -1;
+	rounds(10);
+	for (i = l0; i < line_n && i < MAXLINE; i++)
+		cnt[line_src[i]]++;
+	ok(cnt[0] == 10 && cnt[1] == 10 && cnt[2] == 10 && lst(EUSRV_MAC_TX_DROPS) == drops,
+	   "line free again: every frame out, none dropped (%u/%u/%u)", cnt[0], cnt[1], cnt[2]);
+}
+
 static uint32_t rnd(void)
 {
 	static uint32_t x = 0x12345678;
@@ -1043,6 +1095,7 @@ int main(void)
 	test_mdio_link();
 	test_oversize();
 	test_fairness();
+	test_backpressure();
 	test_hostile();
 	board_fini(&board, true);
 	rmdir(dir);
