@@ -16,7 +16,7 @@ board_suite_begin
 P=/proc/eusrv-eth/eusrv0
 # Fairness: every node's share within this many percent of the others'.
 FAIR_PCT=10
-FAIR_SECS=${NIC_FAIR_SECS:-20}
+FAIR_SECS=${NIC_FAIR_SECS:-25}
 
 # reg NODE FILE: a register's procfs file on NODE.
 reg() {
@@ -340,7 +340,7 @@ for n in 0 1 2 3; do
 done
 diag "iperf3 -c outside, 4 nodes at once, whole runs (Mbit/s): ${rates[*]}"
 # Per node, the mean of the 1-second intervals in the window where all
-# four ran: from 2 s after the last one started to 1 s before the first ended.
+# four ran: from 3 s after the last one started to 2 s before the first ended.
 shares=$(awk '
 	FNR == 1 { f++ }
 	/Mbits\/sec/ && !/receiver|sender/ && $0 ~ /[0-9.]+-[0-9.]+ +sec/ {
@@ -353,7 +353,7 @@ shares=$(awk '
 		if (f != 4) exit 1
 		a = lo[1]; b = hi[1]
 		for (k = 2; k <= 4; k++) { if (lo[k] > a) a = lo[k]; if (hi[k] < b) b = hi[k] }
-		a += 2; b -= 1
+		a += 3; b -= 2
 		for (k = 1; k <= 4; k++) {
 			s = 0; c = 0
 			for (j = 1; j <= n[k]; j++) if (t[k, j] >= a && t[k, j] <= b) { s += v[k, j]; c++ }
