@@ -20,7 +20,6 @@
 #include <linux/property.h>
 
 #include <eusrv/board_hw.h>
-#include <eusrv/mbox.h>
 
 #include "eth.h"
 
@@ -248,19 +247,14 @@ static int eueth_map_kick(struct platform_device *pdev, struct eueth *p)
 	return 0;
 }
 
+/*
+ * The node's number, the top byte of the global addresses the engine
+ * uses.  Required, so that the NIC does not depend on the mailbox driver.
+ */
 static int eueth_node_id(struct eueth *p)
 {
-	int id;
-
-	if (!device_property_read_u32(p->dev, "eusrv,node-id", &p->node_id))
-		goto check;
-	/* A device tree may leave it to the mailbox. */
-	id = eusrv_mbox_node_id();
-	if (id < 0)
-		return dev_err_probe(p->dev, -EPROBE_DEFER,
-				     "no eusrv,node-id and no mailbox yet\n");
-	p->node_id = id;
-check:
+	if (device_property_read_u32(p->dev, "eusrv,node-id", &p->node_id))
+		return dev_err_probe(p->dev, -EINVAL, "no eusrv,node-id\n");
 	if (p->node_id >= EUSRV_MAX_NODES)
 		return dev_err_probe(p->dev, -EINVAL, "node %u: impossible (max %u nodes)\n",
 				     p->node_id, EUSRV_MAX_NODES);
