@@ -69,6 +69,16 @@ static void eueth_tx_put(struct eueth *p, u32 idx, dma_addr_t dma, u32 len,
 			len, flags);
 }
 
+/*
+ * Hand over what earlier calls left for a later doorbell (xmit_more) when
+ * this call, which was to ring it, does not queue a frame.
+ */
+static void eueth_tx_flush(struct eueth *p)
+{
+	if (!netdev_xmit_more() && p->tx.head != READ_ONCE(p->tx.tail))
+		eueth_write_tail(p, EUETH_TX, eueth_ring_desc_ga(&p->tx, p->tx.head - 1));
+}
+
 netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct eueth *p = netdev_priv(ndev);
@@ -82,6 +92,7 @@ netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 		/* The queue is stopped before this can happen. */
 		netif_stop_queue(ndev);
 		eueth_count(p, EUETH_C_TX_BUSY);
+		eueth_write_tail(p, EUETH_TX, eueth_ring_desc_ga(&p->tx, head - 1));
 		return NETDEV_TX_BUSY;
 	}
 	/*
@@ -159,6 +170,7 @@ unmap:
 drop:
 	atomic64_inc(&p->tx_dropped);
 	dev_kfree_skb_any(skb);
+	eueth_tx_flush(p);
 	return NETDEV_TX_OK;
 }
 
