@@ -10,11 +10,13 @@
  * The only addition is the "kick" register (the ivshmem doorbell), which
  * tells the board model that a block's registers changed.
  */
+#include <linux/etherdevice.h>
 #include <linux/io.h>
 #include <linux/module.h>
 #include <linux/pci.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
+#include <linux/string.h>
 
 #include <eusrv/board_hw.h>
 
@@ -23,12 +25,30 @@
 #define EUSRV_BAR_SHMEM		2
 #define EUSRV_BAR0_MIN_SIZE	(EUSRV_IVSHMEM_REG_DOORBELL + sizeof(u32))
 
-/* One board block: its platform device name, page and vector. */
+/*
+ * The shared NIC's platform devices: the AXI DMA engine first, then the
+ * MAC port, which names the engine in "eusrv-connected" (a reference to
+ * the engine's software node) as a device tree would.
+ */
+#define EUSRV_BOARD_DMA_NAME	"eusrv-axidma"
+#define EUSRV_BOARD_ETH_NAME	"eusrv-eth"
+#define EUSRV_DMA_COMPATIBLE	"xlnx,axi-dma-1.00.a"
+#define EUSRV_ETH_COMPATIBLE	"eusrv,eusrv-ethernet-1.00.a"
+/*
+ * The port's MAC address: locally administered, unicast, 02:e5:e7:00:00
+ * and the node number, the same on every boot of the board.
+ */
+#define EUSRV_ETH_OUI0		0x02
+#define EUSRV_ETH_OUI1		0xe5
+#define EUSRV_ETH_OUI2		0xe7
+
+/* One board block: its platform device name, page and vectors. */
 struct eusrv_board_block {
 	const char *name;
 	u32 present;		/* EUSRV_BLOCK_* bit in the info page */
 	u32 page;
 	u32 vector;
+	u32 vector2;		/* a second interrupt, if not 0 */
 };
 
 static const struct eusrv_board_block eusrv_board_blocks[] = {
@@ -44,6 +64,20 @@ static const struct eusrv_board_block eusrv_board_blocks[] = {
 		.page = EUSRV_PAGE_CDMA,
 		.vector = EUSRV_VEC_CDMA,
 	},
+	{
+		/* Interrupts: MM2S, then S2MM, as Xilinx's AXI DMA binding. */
+		.name = EUSRV_BOARD_DMA_NAME,
+		.present = EUSRV_BLOCK_DMA,
+		.page = EUSRV_PAGE_DMA,
+		.vector = EUSRV_VEC_DMA_MM2S,
+		.vector2 = EUSRV_VEC_DMA_S2MM,
+	},
+	{
+		.name = EUSRV_BOARD_ETH_NAME,
+		.present = EUSRV_BLOCK_MAC,
+		.page = EUSRV_PAGE_MAC,
+		.vector = EUSRV_VEC_MAC,
+	},
 };
 
 struct eusrv_board {
@@ -52,6 +86,17 @@ struct eusrv_board {
 	u32 nodes;
 	u32 blocks;
 };
+
+/* The software node of the AXI DMA block's device, or NULL if absent. */
+static const struct software_node *eusrv_board_dma_swnode(struct eusrv_board *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(eusrv_board_blocks); i++)
+		if (b->child[i] && !strcmp(eusrv_board_blocks[i].name, EUSRV_BOARD_DMA_NAME))
+			return to_software_node(dev_fwnode(&b->child[i]->dev));
+	return NULL;
+}
 
 static struct platform_device *
 eusrv_board_add_block(struct pci_dev *pdev, struct eusrv_board *b,
@@ -62,25 +107,46 @@ eusrv_board_add_block(struct pci_dev *pdev, struct eusrv_board *b,
 	struct resource res[] = {
 		DEFINE_RES_MEM(shmem + EUSRV_NODE_WINDOW_OFF(b->node_id) + blk->page,
 			       EUSRV_PAGE_SIZE),
-		DEFINE_RES_IRQ(pci_irq_vector(pdev, blk->vector)),
 		/* Shared by all blocks: their drivers map it, never claim it. */
 		DEFINE_RES_MEM_NAMED(regs + EUSRV_IVSHMEM_REG_DOORBELL, sizeof(u32),
 				     "kick"),
+		DEFINE_RES_IRQ(pci_irq_vector(pdev, blk->vector)),
+		DEFINE_RES_IRQ(blk->vector2 ? pci_irq_vector(pdev, blk->vector2) : 0),
 	};
-	const struct property_entry props[] = {
+	const u32 kicks[] = { EUSRV_KICK(blk->vector), EUSRV_KICK(blk->vector2) };
+	const u8 mac[ETH_ALEN] = {
+		EUSRV_ETH_OUI0, EUSRV_ETH_OUI1, EUSRV_ETH_OUI2, 0, 0, b->node_id,
+	};
+	/* Outside the blocks below: the properties are copied at the end. */
+	struct software_node_ref_args dma_ref[1] = { };
+	struct property_entry props[8] = {
 		PROPERTY_ENTRY_U32("eusrv,node-id", b->node_id),
 		PROPERTY_ENTRY_U32("eusrv,max-nodes", b->nodes),
-		PROPERTY_ENTRY_U32("eusrv,kick", EUSRV_KICK(blk->vector)),
-		{ }
 	};
-	const struct platform_device_info info = {
+	unsigned int np = 2;
+	struct platform_device_info info = {
 		.parent = &pdev->dev,
 		.name = blk->name,
 		.id = PLATFORM_DEVID_AUTO,
 		.res = res,
-		.num_res = ARRAY_SIZE(res),
+		.num_res = ARRAY_SIZE(res) - (blk->vector2 ? 0 : 1),
 		.properties = props,
 	};
+
+	if (!strcmp(blk->name, EUSRV_BOARD_DMA_NAME)) {
+		props[np++] = PROPERTY_ENTRY_STRING("compatible", EUSRV_DMA_COMPATIBLE);
+		props[np++] = PROPERTY_ENTRY_U32_ARRAY("eusrv,kick", kicks);
+	} else {
+		props[np++] = PROPERTY_ENTRY_U32("eusrv,kick", kicks[0]);
+	}
+	if (!strcmp(blk->name, EUSRV_BOARD_ETH_NAME)) {
+		dma_ref[0].node = eusrv_board_dma_swnode(b);
+		if (!dma_ref[0].node)
+			return ERR_PTR(-ENODEV);
+		props[np++] = PROPERTY_ENTRY_STRING("compatible", EUSRV_ETH_COMPATIBLE);
+		props[np++] = PROPERTY_ENTRY_U8_ARRAY("local-mac-address", mac);
+		props[np++] = PROPERTY_ENTRY_REF_ARRAY("eusrv-connected", dma_ref);
+	}
 
 	/* Resources and properties are copied: the stack is fine. */
 	return platform_device_register_full(&info);

@@ -196,8 +196,6 @@ void axidma_kick(struct axidma *d, unsigned int ch, uint64_t now_us)
 	}
 	c = &d->ch[ch];
 	seq = rd32_acquire(d->page, c->vb + AXIDMA_VB_SR_CLR_SEQ);
-	/* A kick that changed neither DMACR nor SR_CLR_SEQ wrote TAILDESC. */
-	c->tail_kick = seq == c->clr_seq && cr_of(d, c) == c->cr_seen;
 	if (seq != c->clr_seq) {
 		uint32_t clr = rd32(d->page, c->vb + AXIDMA_VB_SR_CLR);
 
@@ -311,32 +309,20 @@ static uint64_t tail_of(struct axidma *d, struct axidma_chan *c)
 	return t & DESC_MASK;
 }
 
-/* Is the descriptor at c->next handed over to the engine? */
+/*
+ * Is the descriptor at c->next handed over to the engine?  An idle channel
+ * resumes only on a TAILDESC different from the one it stopped at.  The
+ * same TAILDESC again cannot be told from a late kick of a TAILDESC the
+ * engine has already reached, after which the driver may be filling
+ * descriptors beyond it: so a driver keeps one descriptor of a ring unused.
+ */
 static bool available(struct axidma *d, struct axidma_chan *c, uint64_t tail)
 {
-	struct desc peek;
-
-	if (!d->up || !c->running || c->err_halted || !tail) {
-		c->tail_kick = false;
+	if (!d->up || !c->running || c->err_halted || !tail)
 		return false;
-	}
-	if (!c->idle) {
-		c->tail_kick = false;
+	if (!c->idle)
 		return true;
-	}
-	if (tail != c->idle_at || c->tail_kick) {
-		/*
-		 * A new tail, or the same one written again (the whole ring
-		 * handed over): then only onto a descriptor that looks handed
-		 * over, so that a stray kick cannot run into unposted ones.
-		 */
-		if (tail == c->idle_at &&
-		    (fetch(d, c->next, &peek) ||
-		     !(peek.ctrl & AXIDMA_MAX_LEN))) {
-			c->tail_kick = false;
-			return false;
-		}
-		c->tail_kick = false;
+	if (tail != c->idle_at) {
 		c->idle = false;
 		c->sr &= ~AXIDMA_SR_IDLE;
 		return true;

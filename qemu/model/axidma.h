@@ -40,7 +40,6 @@ struct axidma_chan {
 	bool running;			/* RS latched: fetching allowed */
 	bool err_halted;		/* stopped by an error until reset */
 	bool idle;			/* completed the tail at idle_at */
-	bool tail_kick;			/* last kick was a TAILDESC write */
 	uint64_t next;			/* next descriptor */
 	uint64_t idle_at;
 	uint32_t thresh_cnt;		/* IOC events left to the interrupt */

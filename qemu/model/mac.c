@@ -552,6 +552,12 @@ static void update_irqs(struct mac *m)
 	}
 }
 
+/* The line side cannot take a frame now (see struct mac_ops). */
+static bool line_full(struct mac *m)
+{
+	return m->ops->line_full && m->ops->line_full(m->opaque);
+}
+
 void mac_round(struct mac *m)
 {
 	unsigned int nodes = m->board->nr_nodes, turn, i;
@@ -566,6 +572,15 @@ void mac_round(struct mac *m)
 
 			if (!p->up || !p->tx_ready)
 				continue;
+			/*
+			 * Back-pressure: with the line full, every port keeps
+			 * its frames and the next round starts with this one,
+			 * so the round robin, not drops at the line, shares it.
+			 */
+			if (line_full(m)) {
+				m->rr = n;
+				goto out;
+			}
 			if (tx_one(m, n))
 				any = true;
 			else
@@ -574,6 +589,7 @@ void mac_round(struct mac *m)
 	}
 	m->rr = (m->rr + 1) % nodes;
 	m->busy = any;
+out:
 	flush_shared(m);
 	update_irqs(m);
 }

@@ -32,6 +32,12 @@ struct mac_ops {
 	bool (*line_send)(void *opaque, const uint8_t *frame, size_t len);
 	/* Monotonic microseconds. */
 	uint64_t (*now_us)(void *opaque);
+	/*
+	 * Optional: true while the line side cannot take a frame of the
+	 * largest size; the scheduler then leaves frames in the ports' rings
+	 * (back-pressure) instead of dropping them at the line.
+	 */
+	bool (*line_full)(void *opaque);
 };
 
 struct mac_port {

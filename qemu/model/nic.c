@@ -66,6 +66,7 @@ static void line_flush(struct nic *nic)
 			line_close(nic, strerror(errno));
 			return;
 		}
+		nic->line_progress_us = mono_us();
 		nic->line_tx_head = (nic->line_tx_head + (size_t)n) % NIC_LINE_TXBUF;
 		nic->line_tx_len -= (size_t)n;
 	}
@@ -100,10 +101,21 @@ static bool op_line_send(void *opaque, const uint8_t *frame, size_t len)
 	return true;
 }
 
+/* Full while the peer has a backlog (NIC_LINE_BACKLOG) and takes it. */
+static bool op_line_full(void *opaque)
+{
+	struct nic *nic = opaque;
+
+	if (nic->line.fd < 0 || nic->line_tx_len < NIC_LINE_BACKLOG)
+		return false;
+	return mono_us() - nic->line_progress_us < NIC_LINE_STALL_US;
+}
+
 static const struct mac_ops nic_mac_ops = {
 	.raise = op_raise,
 	.line_send = op_line_send,
 	.now_us = op_now_us,
+	.line_full = op_line_full,
 };
 
 /* ---- Line side --------------------------------------------------------- */
@@ -166,7 +178,7 @@ static void line_event(struct ev_handler *h, uint32_t events)
 static void line_listen_event(struct ev_handler *h, uint32_t events)
 {
 	struct nic *nic = container_of(h, struct nic, line_listen);
-	int fd;
+	int fd, sndbuf;
 
 	(void)events;
 	fd = accept4(h->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -177,8 +189,13 @@ static void line_listen_event(struct ev_handler *h, uint32_t events)
 		close(fd);
 		return;
 	}
+	/* A small socket buffer keeps the backlog where the scheduler is. */
+	sndbuf = NIC_LINE_BACKLOG;
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) < 0)
+		log_warn("shared MAC: line peer: SO_SNDBUF: %s", strerror(errno));
 	nic->line.fd = fd;
 	nic->line_want_out = false;
+	nic->line_progress_us = mono_us();
 	mgmt_rx_init(nic->line_rx);
 	if (ev_add(nic->loop, &nic->line, EPOLLIN | EPOLLRDHUP)) {
 		close(fd);
@@ -366,8 +383,15 @@ int nic_control_client(const char *dir, const char *cmd)
 
 static void arm(struct nic *nic)
 {
-	uint64_t t = mac_next_deadline(&nic->mac);
+	uint64_t t = mac_next_deadline(&nic->mac), stall;
 	struct itimerspec its = { 0 };
+
+	/* A stalled peer releases the scheduler even if nothing else happens. */
+	if (nic->line.fd >= 0 && nic->line_tx_len >= NIC_LINE_BACKLOG) {
+		stall = nic->line_progress_us + NIC_LINE_STALL_US + 1;
+		if (!t || stall < t)
+			t = stall;
+	}
 
 	if (t == nic->timer_armed_us)
 		return;

@@ -18,6 +18,18 @@
 
 /* Bytes buffered towards the line peer before frames are dropped. */
 #define NIC_LINE_TXBUF		(256U * 1024U)
+/*
+ * Line back-pressure: with this much waiting for the peer (here and in the
+ * socket, whose send buffer is kept as small), the MAC's scheduler stops
+ * taking frames from the ports.  The queue then builds in the nodes' rings,
+ * where the round robin shares the line, not in one FIFO towards the peer.
+ */
+#define NIC_LINE_BACKLOG	(32U * 1024U)
+/*
+ * A peer that takes nothing for this long holds up nobody: the scheduler
+ * runs again and frames for the line are dropped, frames between nodes go.
+ */
+#define NIC_LINE_STALL_US	100000U
 /* Control connections open at once, and the longest command line. */
 #define NIC_CTL_MAX		4U
 #define NIC_CTL_LINE		256U
@@ -44,6 +56,7 @@ struct nic {
 	struct mgmt_rx *line_rx;
 	uint8_t *line_tx;
 	size_t line_tx_head, line_tx_len;
+	uint64_t line_progress_us;	/* the peer last took bytes */
 	bool line_want_out;
 	/* Control socket. */
 	struct ev_handler ctl_listen;

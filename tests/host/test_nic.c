@@ -247,7 +247,8 @@ static void rx_recycle(unsigned int n)
 	for (i = drv[n].rx_posted - NDESC > drv[n].rx_posted ? 0 :
 		 drv[n].rx_posted - NDESC; i < drv[n].rx_next; i++)
 		d32(desc(n, true, i), AXIDMA_DESC_STATUS, 0);
-	drv[n].rx_posted = drv[n].rx_next + NDESC;
+	/* One descriptor stays unused: the same TAILDESC resumes nothing. */
+	drv[n].rx_posted = drv[n].rx_next + NDESC - 1;
 	wr_addr(n, AXIDMA_S2MM + AXIDMA_TAILDESC,
 		desc_ga(n, true, drv[n].rx_posted - 1));
 	kick(n, EUSRV_VEC_DMA_S2MM);

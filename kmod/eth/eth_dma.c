@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eusrv_eth: the node's AXI DMA engine (PG021, scatter-gather mode) and
+ * its two rings, docs/hardware.md "The AXI DMA engine".
+ *
+ * Each ring is one coherent block of 64-byte descriptors linked in a
+ * circle once (eth_ring.h).  The driver hands descriptors over by writing
+ * STATUS 0 and moving TAILDESC, and takes them back by their Cmplt bits;
+ * CURDESC is written only when a channel starts.  A DMA error halts the
+ * channel; the error-reset task then resets the engine, drops the frames
+ * in flight and restarts both rings from scratch (D4.2 section 3.2).
+ */
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+
+#include <eusrv/board_hw.h>
+
+#include "eth.h"
+
+static void eueth_write_ptr(struct eueth *p, u32 off, u64 ga)
+{
+	/* MSB first: the low word acts. */
+	eueth_dma_wr(p, off + 4, upper_32_bits(ga));
+	eueth_dma_wr(p, off, lower_32_bits(ga));
+}
+
+void eueth_write_tail(struct eueth *p, enum eueth_ch ch, u64 ga)
+{
+	struct eueth_chan *c = &p->ch[ch];
+
+	/* The descriptors are in memory before the engine may fetch them. */
+	dma_wmb();
+	eueth_write_ptr(p, c->base + AXIDMA_TAILDESC, ga);
+	eueth_kick(p, c->kick_val);
+}
+
+/* DMACR as the channel should run now; cr_lock held. */
+static u32 eueth_cr(const struct eueth_chan *c)
+{
+	u32 cr = AXIDMA_CR_RS | AXIDMA_CR_ERR_IRQEN | c->coal;
+
+	if (!c->masked)
+		cr |= AXIDMA_CR_IOC_IRQEN | AXIDMA_CR_DLY_IRQEN;
+	return cr;
+}
+
+static void eueth_cr_write(struct eueth *p, struct eueth_chan *c)
+{
+	eueth_dma_wr(p, c->base + AXIDMA_CR, eueth_cr(c));
+	eueth_kick(p, c->kick_val);
+}
+
+/* IOC and delay interrupts off (NAPI scheduled) or on again (NAPI done). */
+void eueth_dma_irq_mask(struct eueth_chan *c, bool mask)
+{
+	struct eueth *p = c->priv;
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->cr_lock, flags);
+	if (c->masked != mask) {
+		c->masked = mask;
+		if (READ_ONCE(p->up))
+			eueth_cr_write(p, c);
+	}
+	spin_unlock_irqrestore(&p->cr_lock, flags);
+}
+
+/* New coalescing fields; live if the channel runs. */
+void eueth_dma_set_coal(struct eueth *p, enum eueth_ch ch, u32 coal)
+{
+	struct eueth_chan *c = &p->ch[ch];
+	unsigned long flags;
+
+	spin_lock_irqsave(&p->cr_lock, flags);
+	c->coal = coal;
+	if (READ_ONCE(p->up))
+		eueth_cr_write(p, c);
+	spin_unlock_irqrestore(&p->cr_lock, flags);
+}
+
+/*
+ * Soft reset of both channels (PG021): the engine drops what it had in
+ * flight and rewrites DMACR, CURDESC and TAILDESC; nothing is written
+ * until DMACR.Reset reads 0 again.
+ */
+int eueth_dma_reset(struct eueth *p)
+{
+	u32 cr = 0;
+	int ret, i;
+
+	eueth_dma_wr(p, AXIDMA_MM2S + AXIDMA_CR, AXIDMA_CR_RESET);
+	eueth_kick(p, p->ch[EUETH_TX].kick_val);
+	for (i = 0; i < EUETH_NR_CH; i++) {
+		ret = readl_poll_timeout(p->dma + p->ch[i].base + AXIDMA_CR, cr,
+					 !(cr & AXIDMA_CR_RESET), 20,
+					 EUETH_RESET_TIMEOUT_US);
+		if (ret) {
+			netdev_err(p->ndev, "AXI DMA reset did not complete (DMACR %#x)\n",
+				   cr);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Start both channels at their rings' tails (CURDESC, then DMACR.RS) and
+ * hand over what the rings hold.  After a reset, p->lock held.
+ */
+void eueth_dma_start(struct eueth *p)
+{
+	unsigned long flags;
+	int i;
+
+	eueth_write_ptr(p, AXIDMA_MM2S + AXIDMA_CURDESC,
+			eueth_ring_desc_ga(&p->tx, p->tx.tail));
+	eueth_write_ptr(p, AXIDMA_S2MM + AXIDMA_CURDESC,
+			eueth_ring_desc_ga(&p->rx, p->rx.tail));
+	spin_lock_irqsave(&p->cr_lock, flags);
+	for (i = 0; i < EUETH_NR_CH; i++) {
+		p->ch[i].masked = false;
+		eueth_cr_write(p, &p->ch[i]);
+	}
+	spin_unlock_irqrestore(&p->cr_lock, flags);
+	if (p->rx.head != p->rx.tail)
+		eueth_write_tail(p, EUETH_RX, eueth_ring_desc_ga(&p->rx, p->rx.head - 1));
+	if (p->tx.head != p->tx.tail)
+		eueth_write_tail(p, EUETH_TX, eueth_ring_desc_ga(&p->tx, p->tx.head - 1));
+}
+
+static void *eueth_desc_alloc(struct eueth *p, u32 n, dma_addr_t *dma)
+{
+	void *d = dma_alloc_coherent(p->dev, n * sizeof(struct axidma_desc), dma,
+				     GFP_KERNEL);
+
+	if (d && (*dma & (AXIDMA_DESC_ALIGN - 1))) {
+		netdev_err(p->ndev, "descriptor ring at %pad is not 64-byte aligned\n", dma);
+		dma_free_coherent(p->dev, n * sizeof(struct axidma_desc), d, *dma);
+		return NULL;
+	}
+	return d;
+}
+
+/* Both rings at their configured sizes, the RX ring filled; p->lock held. */
+int eueth_rings_alloc(struct eueth *p)
+{
+	struct axidma_desc *txd, *rxd;
+
+	p->tx_buf = kcalloc(p->tx_ring_size, sizeof(*p->tx_buf), GFP_KERNEL);
+	p->rx_buf = kcalloc(p->rx_ring_size, sizeof(*p->rx_buf), GFP_KERNEL);
+	txd = eueth_desc_alloc(p, p->tx_ring_size, &p->tx_desc_dma);
+	rxd = eueth_desc_alloc(p, p->rx_ring_size, &p->rx_desc_dma);
+	if (!p->tx_buf || !p->rx_buf || !txd || !rxd) {
+		if (txd)
+			dma_free_coherent(p->dev, p->tx_ring_size * sizeof(*txd), txd,
+					  p->tx_desc_dma);
+		if (rxd)
+			dma_free_coherent(p->dev, p->rx_ring_size * sizeof(*rxd), rxd,
+					  p->rx_desc_dma);
+		kfree(p->tx_buf);
+		kfree(p->rx_buf);
+		p->tx_buf = NULL;
+		p->rx_buf = NULL;
+		return -ENOMEM;
+	}
+	eueth_ring_init(&p->tx, txd, EUSRV_GA(p->node_id, p->tx_desc_dma),
+			p->tx_ring_size);
+	eueth_ring_init(&p->rx, rxd, EUSRV_GA(p->node_id, p->rx_desc_dma),
+			p->rx_ring_size);
+	p->rx_buf_len = eueth_rx_buf_len(p->ndev->mtu);
+	p->rx_skip = false;
+	if (!eueth_rx_fill(p, false)) {
+		eueth_rings_free(p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Everything the rings hold freed; the engine is reset.  p->lock held. */
+void eueth_rings_free(struct eueth *p)
+{
+	if (!p->tx.desc)
+		return;
+	eueth_tx_drain(p);
+	eueth_rx_drain(p);
+	dma_free_coherent(p->dev, p->tx.size * sizeof(struct axidma_desc),
+			  p->tx.desc, p->tx_desc_dma);
+	dma_free_coherent(p->dev, p->rx.size * sizeof(struct axidma_desc),
+			  p->rx.desc, p->rx_desc_dma);
+	p->tx.desc = NULL;
+	p->rx.desc = NULL;
+	kfree(p->tx_buf);
+	kfree(p->rx_buf);
+	p->tx_buf = NULL;
+	p->rx_buf = NULL;
+}
+
+void eueth_schedule_reset(struct eueth *p)
+{
+	if (READ_ONCE(p->up))
+		schedule_work(&p->reset_work);
+}
+
+/*
+ * The error-reset task: a channel halted on an error (or transmission
+ * timed out).  Stop the data path, reset the engine, drop what was in
+ * flight, rebuild both rings and start again.
+ */
+void eueth_reset_work(struct work_struct *work)
+{
+	struct eueth *p = container_of(work, struct eueth, reset_work);
+	struct net_device *ndev = p->ndev;
+	int i;
+
+	mutex_lock(&p->lock);
+	if (!p->up)
+		goto out;
+	for (i = 0; i < EUETH_NR_CH; i++)
+		p->last_err_sr[i] = eueth_dma_rd(p, p->ch[i].base + AXIDMA_SR);
+	netdev_warn(ndev, "AXI DMA error (MM2S DMASR %#x, S2MM DMASR %#x): resetting the rings\n",
+		    p->last_err_sr[EUETH_TX], p->last_err_sr[EUETH_RX]);
+	netif_tx_disable(ndev);
+	for (i = 0; i < EUETH_NR_CH; i++)
+		disable_irq(p->ch[i].irq);
+	napi_disable(&p->napi);
+
+	if (eueth_dma_reset(p)) {
+		/* The engine is gone: leave the interface down for good. */
+		netif_carrier_off(ndev);
+		goto out;
+	}
+	eueth_tx_drain(p);
+	eueth_rx_drain(p);
+	eueth_ring_init(&p->tx, p->tx.desc, p->tx.ga, p->tx.size);
+	eueth_ring_init(&p->rx, p->rx.desc, p->rx.ga, p->rx.size);
+	p->rx_skip = false;
+	eueth_rx_fill(p, false);
+	eueth_count(p, EUETH_C_DMA_RESETS);
+
+	napi_enable(&p->napi);
+	for (i = 0; i < EUETH_NR_CH; i++)
+		enable_irq(p->ch[i].irq);
+	eueth_dma_start(p);
+	netif_tx_wake_all_queues(ndev);
+	/* Frames that arrived while the interrupts were off. */
+	local_bh_disable();
+	napi_schedule(&p->napi);
+	local_bh_enable();
+out:
+	mutex_unlock(&p->lock);
+}

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eusrv_eth: the netdev of a node's port on the EUROSERVER shared 10 GbE
+ * NIC (D4.2 section 3.2, Appendix I): the MAC port bound by the compatible
+ * "eusrv,eusrv-ethernet-1.00.a", its frames moved by the Xilinx AXI DMA
+ * engine its "eusrv-connected" property names.  The same code path serves
+ * a device tree and the virtual board, whose glue (kmod/board) creates
+ * both devices with software-node properties.
+ *
+ * This file: probe and remove, open and stop, MTU, addresses, features
+ * and statistics.  See eth.h for the other files.
+ */
+#include <linux/dma-mapping.h>
+#include <linux/etherdevice.h>
+#include <linux/interrupt.h>
+#include <linux/mod_devicetable.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/platform_device.h>
+#include <linux/property.h>
+
+#include <eusrv/board_hw.h>
+#include <eusrv/mbox.h>
+
+#include "eth.h"
+
+/* The AXI DMA compatibles the "eusrv-connected" node may have. */
+static const struct of_device_id eueth_dma_match[] = {
+	{ .compatible = "xlnx,axi-dma-1.00.a" },
+	{ }
+};
+
+/* ---- Open and stop ----------------------------------------------------- */
+
+static int eueth_request_irqs(struct eueth *p)
+{
+	int i, ret;
+
+	for (i = 0; i < EUETH_NR_CH; i++) {
+		struct eueth_chan *c = &p->ch[i];
+
+		snprintf(c->irq_name, sizeof(c->irq_name), "%s-%s", p->ndev->name,
+			 i == EUETH_TX ? "tx" : "rx");
+		ret = request_irq(c->irq, eueth_dma_irq, 0, c->irq_name, c);
+		if (ret) {
+			netdev_err(p->ndev, "cannot get IRQ %d: %d\n", c->irq, ret);
+			while (i--)
+				free_irq(p->ch[i].irq, &p->ch[i]);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void eueth_free_irqs(struct eueth *p)
+{
+	int i;
+
+	for (i = 0; i < EUETH_NR_CH; i++)
+		free_irq(p->ch[i].irq, &p->ch[i]);
+}
+
+static int eueth_open(struct net_device *ndev)
+{
+	struct eueth *p = netdev_priv(ndev);
+	int ret;
+
+	mutex_lock(&p->lock);
+	ret = eueth_dma_reset(p);
+	if (ret)
+		goto unlock;
+	ret = eueth_rings_alloc(p);
+	if (ret)
+		goto unlock;
+	ret = eueth_request_irqs(p);
+	if (ret)
+		goto free_rings;
+	napi_enable(&p->napi);
+	WRITE_ONCE(p->up, true);
+	eueth_dma_start(p);
+	mutex_unlock(&p->lock);
+
+	eueth_mac_wr(p, EUSRV_MAC_MTU, ndev->mtu);
+	eueth_mac_set_addr(p, ndev->dev_addr);
+	eueth_mac_update_ctrl(p);
+	eueth_link_start(p);
+	netif_start_queue(ndev);
+	return 0;
+
+free_rings:
+	eueth_rings_free(p);
+unlock:
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+static int eueth_stop(struct net_device *ndev)
+{
+	struct eueth *p = netdev_priv(ndev);
+
+	/* Already stopped by a reopen whose restart failed. */
+	if (!p->tx.desc)
+		return 0;
+	netif_tx_disable(ndev);
+	eueth_link_stop(p);
+	mutex_lock(&p->lock);
+	WRITE_ONCE(p->up, false);
+	mutex_unlock(&p->lock);
+	/* The reset task sees !up from now on and does nothing. */
+	cancel_work_sync(&p->reset_work);
+	eueth_mac_update_ctrl(p);
+
+	mutex_lock(&p->lock);
+	eueth_free_irqs(p);
+	napi_disable(&p->napi);
+	/* The engine lets go of the rings before they are freed. */
+	eueth_dma_reset(p);
+	eueth_rings_free(p);
+	mutex_unlock(&p->lock);
+	return 0;
+}
+
+/*
+ * Run CHANGE with the interface stopped if it is running, then start it
+ * again: ring sizes and the receive buffers' size only apply at open.
+ */
+int eueth_reopen(struct net_device *ndev, int (*change)(struct eueth *p, void *arg),
+		 void *arg)
+{
+	struct eueth *p = netdev_priv(ndev);
+	bool running = netif_running(ndev);
+	int ret;
+
+	if (running)
+		eueth_stop(ndev);
+	ret = change(p, arg);
+	if (running) {
+		int err = eueth_open(ndev);
+
+		if (err) {
+			netdev_err(ndev, "cannot restart after a change: %d\n", err);
+			dev_close(ndev);
+			return err;
+		}
+	}
+	return ret;
+}
+
+/* ---- netdev operations ------------------------------------------------- */
+
+static int eueth_set_mtu(struct eueth *p, void *arg)
+{
+	p->ndev->mtu = *(int *)arg;
+	eueth_mac_write(p, EUSRV_MAC_MTU, p->ndev->mtu);
+	return 0;
+}
+
+static int eueth_change_mtu(struct net_device *ndev, int mtu)
+{
+	return eueth_reopen(ndev, eueth_set_mtu, &mtu);
+}
+
+static int eueth_set_mac_address(struct net_device *ndev, void *addr)
+{
+	struct eueth *p = netdev_priv(ndev);
+	int ret = eth_mac_addr(ndev, addr);
+
+	if (!ret)
+		eueth_mac_set_addr(p, ndev->dev_addr);
+	return ret;
+}
+
+static void eueth_set_rx_mode(struct net_device *ndev)
+{
+	eueth_mac_update_ctrl(netdev_priv(ndev));
+}
+
+static int eueth_set_features(struct net_device *ndev, netdev_features_t features)
+{
+	struct eueth *p = netdev_priv(ndev);
+
+	/* CTRL follows ndev->features, which the core sets after this returns. */
+	ndev->features = features;
+	eueth_mac_update_ctrl(p);
+	return 0;
+}
+
+static void eueth_tx_timeout(struct net_device *ndev, unsigned int txqueue)
+{
+	struct eueth *p = netdev_priv(ndev);
+
+	netdev_warn(ndev, "transmit timed out (MM2S DMASR %#x)\n",
+		    eueth_dma_rd(p, AXIDMA_MM2S + AXIDMA_SR));
+	eueth_count(p, EUETH_C_TX_TIMEOUT);
+	eueth_schedule_reset(p);
+}
+
+static void eueth_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 *s)
+{
+	struct eueth *p = netdev_priv(ndev);
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&p->syncp);
+		s->rx_packets = p->rx_packets;
+		s->rx_bytes = p->rx_bytes;
+		s->tx_packets = p->tx_packets;
+		s->tx_bytes = p->tx_bytes;
+	} while (u64_stats_fetch_retry(&p->syncp, start));
+	s->rx_dropped = atomic64_read(&p->rx_dropped);
+	s->rx_errors = atomic64_read(&p->rx_errors);
+	s->tx_dropped = atomic64_read(&p->tx_dropped);
+	s->tx_errors = atomic64_read(&p->tx_errors);
+	s->rx_length_errors = atomic64_read(&p->cnt[EUETH_C_RX_PART]) +
+			      atomic64_read(&p->cnt[EUETH_C_RX_BAD_LEN]);
+	/* Frames the MAC could not deliver for want of a free descriptor. */
+	s->rx_missed_errors = eueth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_NODESC);
+	s->multicast = eueth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_MCAST);
+}
+
+static const struct net_device_ops eueth_netdev_ops = {
+	.ndo_open = eueth_open,
+	.ndo_stop = eueth_stop,
+	.ndo_start_xmit = eueth_start_xmit,
+	.ndo_change_mtu = eueth_change_mtu,
+	.ndo_set_mac_address = eueth_set_mac_address,
+	.ndo_validate_addr = eth_validate_addr,
+	.ndo_set_rx_mode = eueth_set_rx_mode,
+	.ndo_set_features = eueth_set_features,
+	.ndo_tx_timeout = eueth_tx_timeout,
+	.ndo_get_stats64 = eueth_get_stats64,
+};
+
+/* ---- Probe and remove -------------------------------------------------- */
+
+/* The kick register of the virtual board, shared by all blocks. */
+static int eueth_map_kick(struct platform_device *pdev, struct eueth *p)
+{
+	struct resource *res = platform_get_resource_byname(pdev, IORESOURCE_MEM, "kick");
+
+	if (!res || device_property_read_u32(p->dev, "eusrv,kick", &p->mac_kick_val))
+		return 0;	/* real hardware: register writes act by themselves */
+	if (resource_size(res) < sizeof(u32))
+		return dev_err_probe(p->dev, -EINVAL, "kick register %pR too small\n", res);
+	p->kick = devm_ioremap(p->dev, res->start, resource_size(res));
+	if (!p->kick)
+		return dev_err_probe(p->dev, -ENOMEM, "cannot map kick register %pR\n", res);
+	return 0;
+}
+
+static int eueth_node_id(struct eueth *p)
+{
+	int id;
+
+	if (!device_property_read_u32(p->dev, "eusrv,node-id", &p->node_id))
+		goto check;
+	/* A device tree may leave it to the mailbox. */
+	id = eusrv_mbox_node_id();
+	if (id < 0)
+		return dev_err_probe(p->dev, -EPROBE_DEFER,
+				     "no eusrv,node-id and no mailbox yet\n");
+	p->node_id = id;
+check:
+	if (p->node_id >= EUSRV_MAX_NODES)
+		return dev_err_probe(p->dev, -EINVAL, "node %u: impossible (max %u nodes)\n",
+				     p->node_id, EUSRV_MAX_NODES);
+	return 0;
+}
+
+static void eueth_put_dma_dev(void *data)
+{
+	put_device(data);
+}
+
+/*
+ * The AXI DMA engine "eusrv-connected" names: its registers, its two
+ * interrupts (MM2S, S2MM) and, on the virtual board, its two kick values.
+ * Like Xilinx's AXI Ethernet, the MAC's driver owns the engine.
+ */
+static int eueth_connect_dma(struct platform_device *pdev, struct eueth *p)
+{
+	struct fwnode_handle *fw;
+	struct platform_device *dpdev;
+	struct device *ddev;
+	struct resource *res;
+	u32 kick[EUETH_NR_CH];
+	int i, ret;
+
+	fw = fwnode_find_reference(dev_fwnode(p->dev), "eusrv-connected", 0);
+	if (IS_ERR(fw))
+		return dev_err_probe(p->dev, PTR_ERR(fw), "no eusrv-connected AXI DMA node\n");
+	for (i = 0; eueth_dma_match[i].compatible[0]; i++)
+		if (fwnode_property_match_string(fw, "compatible",
+						 eueth_dma_match[i].compatible) >= 0)
+			break;
+	if (!eueth_dma_match[i].compatible[0]) {
+		fwnode_handle_put(fw);
+		return dev_err_probe(p->dev, -ENODEV,
+				     "eusrv-connected node is not an AXI DMA engine\n");
+	}
+	ddev = bus_find_device_by_fwnode(&platform_bus_type, fw);
+	fwnode_handle_put(fw);
+	if (!ddev)
+		return dev_err_probe(p->dev, -EPROBE_DEFER, "AXI DMA device not there yet\n");
+	ret = devm_add_action_or_reset(p->dev, eueth_put_dma_dev, ddev);
+	if (ret)
+		return ret;
+	p->dma_dev = ddev;
+	dpdev = to_platform_device(ddev);
+
+	res = platform_get_resource(dpdev, IORESOURCE_MEM, 0);
+	if (!res)
+		return dev_err_probe(p->dev, -EINVAL, "AXI DMA %s has no registers\n",
+				     dev_name(ddev));
+	p->dma = devm_ioremap_resource(p->dev, res);
+	if (IS_ERR(p->dma))
+		return dev_err_probe(p->dev, PTR_ERR(p->dma), "cannot map AXI DMA %pR\n", res);
+	for (i = 0; i < EUETH_NR_CH; i++) {
+		p->ch[i].priv = p;
+		p->ch[i].irq = platform_get_irq(dpdev, i);
+		if (p->ch[i].irq < 0)
+			return dev_err_probe(p->dev, p->ch[i].irq,
+					     "AXI DMA %s: no interrupt %d\n", dev_name(ddev), i);
+	}
+	p->ch[EUETH_TX].base = AXIDMA_MM2S;
+	p->ch[EUETH_TX].vb = AXIDMA_VB_MM2S;
+	p->ch[EUETH_RX].base = AXIDMA_S2MM;
+	p->ch[EUETH_RX].vb = AXIDMA_VB_S2MM;
+	if (p->kick &&
+	    !fwnode_property_read_u32_array(dev_fwnode(ddev), "eusrv,kick", kick, EUETH_NR_CH)) {
+		p->ch[EUETH_TX].kick_val = kick[EUETH_TX];
+		p->ch[EUETH_RX].kick_val = kick[EUETH_RX];
+	}
+	return 0;
+}
+
+static int eueth_probe(struct platform_device *pdev)
+{
+	struct device *dev = &pdev->dev;
+	struct net_device *ndev;
+	struct eueth *p;
+	u32 coal;
+	int ret, i;
+
+	ndev = devm_alloc_etherdev(dev, sizeof(*p));
+	if (!ndev)
+		return -ENOMEM;
+	SET_NETDEV_DEV(ndev, dev);
+	p = netdev_priv(ndev);
+	p->ndev = ndev;
+	p->dev = dev;
+	mutex_init(&p->lock);
+	mutex_init(&p->mdio_lock);
+	spin_lock_init(&p->cr_lock);
+	u64_stats_init(&p->syncp);
+	INIT_WORK(&p->reset_work, eueth_reset_work);
+	INIT_DELAYED_WORK(&p->link_work, eueth_link_work);
+	platform_set_drvdata(pdev, p);
+
+	ret = eueth_node_id(p);
+	if (ret)
+		return ret;
+	p->mac = devm_platform_ioremap_resource(pdev, 0);
+	if (IS_ERR(p->mac))
+		return dev_err_probe(dev, PTR_ERR(p->mac), "cannot map the MAC registers\n");
+	ret = eueth_map_kick(pdev, p);
+	if (ret)
+		return ret;
+	ret = eueth_connect_dma(pdev, p);
+	if (ret)
+		return ret;
+	p->mac_irq = platform_get_irq(pdev, 0);
+	if (p->mac_irq < 0)
+		return p->mac_irq;
+	if (eueth_mac_rd(p, EUSRV_MAC_ID) != EUSRV_MAC_ID_VALUE)
+		return dev_err_probe(dev, -ENODEV, "not a shared-MAC port (id %#x)\n",
+				     eueth_mac_rd(p, EUSRV_MAC_ID));
+	/* Node-local addresses are 40 bits wide (bits 47:40: the node). */
+	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(EUSRV_GA_NODE_SHIFT));
+	if (ret)
+		return dev_err_probe(dev, ret, "no usable DMA mask\n");
+
+	p->mac_clr_seq = eueth_mac_rd(p, EUSRV_MAC_SR_CLR_SEQ);
+	p->mdio_seq = eueth_mac_rd(p, EUSRV_MAC_MDIO_DONE) & EUSRV_MAC_MDIO_DONE_SEQ_MASK;
+	for (i = 0; i < EUETH_NR_CH; i++)
+		p->ch[i].clr_seq = eueth_dma_rd(p, p->ch[i].vb + AXIDMA_VB_SR_CLR_SEQ);
+	eueth_coal_to_cr(EUETH_TX_COAL_FRAMES, EUETH_TX_COAL_USECS, &coal);
+	p->ch[EUETH_TX].coal = coal;
+	eueth_coal_to_cr(EUETH_RX_COAL_FRAMES, EUETH_RX_COAL_USECS, &coal);
+	p->ch[EUETH_RX].coal = coal;
+	p->tx_ring_size = EUETH_TX_RING_DEFAULT;
+	p->rx_ring_size = EUETH_RX_RING_DEFAULT;
+
+	/* MTU_MAX comes from the hardware: believe it only within the spec. */
+	p->mtu_max = eueth_mac_rd(p, EUSRV_MAC_MTU_MAX);
+	if (p->mtu_max < EUSRV_MAC_MTU_DEFAULT || p->mtu_max > EUSRV_MAC_MTU_JUMBO) {
+		dev_warn(dev, "MTU_MAX %u out of range: using %u\n", p->mtu_max,
+			 EUSRV_MAC_MTU_DEFAULT);
+		p->mtu_max = EUSRV_MAC_MTU_DEFAULT;
+	}
+	ndev->min_mtu = EUSRV_MAC_MTU_MIN;
+	ndev->max_mtu = p->mtu_max;
+	ndev->mtu = EUSRV_MAC_MTU_DEFAULT;
+
+	ret = device_get_ethdev_address(dev, ndev);
+	if (ret) {
+		eth_hw_addr_random(ndev);
+		dev_warn(dev, "no usable local-mac-address: random %pM\n", ndev->dev_addr);
+	}
+	ndev->netdev_ops = &eueth_netdev_ops;
+	ndev->ethtool_ops = &eueth_ethtool_ops;
+	ndev->watchdog_timeo = 5 * HZ;
+	ndev->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
+			    NETIF_F_RXCSUM;
+	ndev->features = ndev->hw_features | NETIF_F_HIGHDMA;
+	netif_napi_add_weight(ndev, &p->napi, eueth_poll, EUETH_NAPI_WEIGHT);
+	/* The port stays disabled until the interface goes up. */
+	eueth_mac_disable(p);
+	netif_carrier_off(ndev);
+
+	ret = devm_request_irq(dev, p->mac_irq, eueth_mac_irq, 0, dev_name(dev), p);
+	if (ret)
+		goto del_napi;
+	strscpy(ndev->name, EUETH_IFNAME, sizeof(ndev->name));
+	ret = register_netdev(ndev);
+	if (ret) {
+		dev_err_probe(dev, ret, "cannot register the netdev\n");
+		goto del_napi;
+	}
+	ret = eueth_procfs_add(p);
+	if (ret)
+		netdev_warn(ndev, "no /proc/eusrv-eth/%s: %d\n", ndev->name, ret);
+	netdev_info(ndev, "node %u, MAC %pM, AXI DMA %s, TX %u / RX %u descriptors, MTU up to %u\n",
+		    p->node_id, ndev->dev_addr, dev_name(p->dma_dev), p->tx_ring_size,
+		    p->rx_ring_size, p->mtu_max);
+	return 0;
+
+del_napi:
+	netif_napi_del(&p->napi);
+	return ret;
+}
+
+static int eueth_remove(struct platform_device *pdev)
+{
+	struct eueth *p = platform_get_drvdata(pdev);
+
+	eueth_procfs_remove(p);
+	unregister_netdev(p->ndev);
+	cancel_work_sync(&p->reset_work);
+	cancel_delayed_work_sync(&p->link_work);
+	netif_napi_del(&p->napi);
+	eueth_mac_disable(p);
+	return 0;
+}
+
+static const struct of_device_id eueth_of_match[] = {
+	{ .compatible = "eusrv,eusrv-ethernet-1.00.a" },
+	{ }
+};
+MODULE_DEVICE_TABLE(of, eueth_of_match);
+
+static const struct platform_device_id eueth_ids[] = {
+	{ .name = "eusrv-eth" },
+	{ }
+};
+MODULE_DEVICE_TABLE(platform, eueth_ids);
+
+static struct platform_driver eueth_driver = {
+	.driver = {
+		.name = EUETH_DRV_NAME,
+		.of_match_table = eueth_of_match,
+	},
+	.id_table = eueth_ids,
+	.probe = eueth_probe,
+	.remove = eueth_remove,
+};
+
+static int __init eueth_init(void)
+{
+	int ret = eueth_procfs_init();
+
+	if (ret)
+		return ret;
+	ret = platform_driver_register(&eueth_driver);
+	if (ret)
+		eueth_procfs_exit();
+	return ret;
+}
+module_init(eueth_init);
+
+static void __exit eueth_exit(void)
+{
+	platform_driver_unregister(&eueth_driver);
+	eueth_procfs_exit();
+}
+module_exit(eueth_exit);
+
+MODULE_DESCRIPTION("EUROSERVER shared 10 GbE NIC port (AXI DMA)");
+MODULE_LICENSE("GPL");
