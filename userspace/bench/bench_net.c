@@ -6,6 +6,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,44 +87,41 @@ int bench_connect_timed(const char *host, uint16_t port, uint64_t *ns)
 	return fd;
 }
 
-int bench_write_all(int fd, const void *buf, size_t len)
+int bench_serve(uint16_t port, bool once, int (*handle)(int fd))
 {
-	const char *p = buf;
+	int lfd = bench_listen(port);
 
-	while (len) {
-		ssize_t n = write(fd, p, len);
+	if (lfd < 0)
+		return 1;
+	if (!once)
+		signal(SIGCHLD, SIG_IGN);
+	for (;;) {
+		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		pid_t pid;
 
-		if (n < 0) {
+		if (fd < 0) {
 			if (errno == EINTR)
 				continue;
-			return -1;
+			perror("accept");
+			return 1;
 		}
-		p += n;
-		len -= (size_t)n;
+		if (once) {
+			int rc = handle(fd);
+
+			close(fd);
+			close(lfd);
+			return rc ? 1 : 0;
+		}
+		/* One process per client, so that clients do not queue. */
+		pid = fork();
+		if (pid == 0) {
+			close(lfd);
+			_exit(handle(fd) ? 1 : 0);
+		}
+		if (pid < 0)
+			perror("fork");
+		close(fd);
 	}
-	return 0;
-}
-
-int bench_read_all(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		if (n == 0) {
-			errno = ECONNRESET;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 uint64_t bench_now_ns(void)

@@ -7,6 +7,7 @@
 #ifndef EUSRV_BENCH_NET_H
 #define EUSRV_BENCH_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -17,9 +18,12 @@ int bench_listen(uint16_t port);
 int bench_connect(const char *host, uint16_t port);
 /* The same, and the time the successful connect() call took into *NS. */
 int bench_connect_timed(const char *host, uint16_t port, uint64_t *ns);
-/* Write/read exactly LEN bytes; 0, or -1 (errno set; EPIPE-like on EOF). */
-int bench_write_all(int fd, const void *buf, size_t len);
-int bench_read_all(int fd, void *buf, size_t len);
+/*
+ * Accept on PORT and run HANDLE on each connection: in a child process per
+ * client, or once in this process if ONCE.  Returns only on error (1) or,
+ * with ONCE, with 0 if HANDLE returned 0.
+ */
+int bench_serve(uint16_t port, bool once, int (*handle)(int fd));
 /* Monotonic time in nanoseconds. */
 uint64_t bench_now_ns(void);
 /* A decimal number in [MIN, MAX] with an optional K/M suffix (x1024). */

@@ -15,7 +15,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include <unistd.h>
 
 #include "bench_net.h"
+#include "io_util.h"
 
 #define DEF_PORT	7470U
 #define DEF_ITERS	1000U
@@ -65,45 +65,8 @@ static int echo(int fd)
 				continue;
 			return -1;
 		}
-		if (bench_write_all(fd, buf, (size_t)n))
+		if (write_full(fd, buf, (size_t)n))
 			return -1;
-	}
-}
-
-static int serve(uint16_t port, bool once)
-{
-	int lfd = bench_listen(port);
-
-	if (lfd < 0)
-		return 1;
-	if (!once)
-		signal(SIGCHLD, SIG_IGN);
-	for (;;) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		pid_t pid;
-
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;
-			perror("accept");
-			return 1;
-		}
-		if (once) {
-			int rc = echo(fd);
-
-			close(fd);
-			close(lfd);
-			return rc ? 1 : 0;
-		}
-		/* One process per client, so that clients do not queue. */
-		pid = fork();
-		if (pid == 0) {
-			close(lfd);
-			_exit(echo(fd) ? 1 : 0);
-		}
-		if (pid < 0)
-			perror("fork");
-		close(fd);
 	}
 }
 
@@ -118,7 +81,7 @@ static int run_size(int fd, size_t size, unsigned int iters,
 		memset(out, (int)(i & 0xff), size);
 		out[0] = (char)(i >> 8);
 		t0 = bench_now_ns();
-		if (bench_write_all(fd, out, size) || bench_read_all(fd, in, size)) {
+		if (write_full(fd, out, size) || read_full(fd, in, size)) {
 			fprintf(stderr, "%s: size %zu round trip %u: %s\n", prog,
 				size, i, strerror(errno));
 			return -1;
@@ -236,7 +199,7 @@ int main(int argc, char **argv)
 	if (optind != argc)
 		goto bad;
 	if (server)
-		return serve((uint16_t)port, once);
+		return bench_serve((uint16_t)port, once, echo);
 
 	for (i = 0; i < nsizes; i++)
 		if (sizes[i] > maxsize)

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "bench_net.h"
+#include "io_util.h"
 
 #define DEF_PORT	7471U
 #define DEF_SECONDS	3U
@@ -91,47 +92,11 @@ static int sink(int fd)
 		}
 		r.bytes += (uint64_t)n;
 	}
-	rc = bench_write_all(fd, &r, sizeof(r));
+	rc = write_full(fd, &r, sizeof(r));
 out:
 	free(buf);
 	free(pat);
 	return rc;
-}
-
-static int serve(uint16_t port, bool once)
-{
-	int lfd = bench_listen(port);
-
-	if (lfd < 0)
-		return 1;
-	if (!once)
-		signal(SIGCHLD, SIG_IGN);
-	for (;;) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-		pid_t pid;
-
-		if (fd < 0) {
-			if (errno == EINTR)
-				continue;
-			perror("accept");
-			return 1;
-		}
-		if (once) {
-			int rc = sink(fd);
-
-			close(fd);
-			close(lfd);
-			return rc ? 1 : 0;
-		}
-		pid = fork();
-		if (pid == 0) {
-			close(lfd);
-			_exit(sink(fd) ? 1 : 0);
-		}
-		if (pid < 0)
-			perror("fork");
-		close(fd);
-	}
 }
 
 static int source(const char *host, uint16_t port, unsigned int seconds,
@@ -154,14 +119,14 @@ static int source(const char *host, uint16_t port, unsigned int seconds,
 	t0 = bench_now_ns();
 	end = t0 + (uint64_t)seconds * 1000000000ULL;
 	do {
-		if (bench_write_all(fd, pat + sent % PERIOD, chunk)) {
+		if (write_full(fd, pat + sent % PERIOD, chunk)) {
 			fprintf(stderr, "%s: write: %s\n", prog, strerror(errno));
 			goto fail;
 		}
 		sent += chunk;
 		t = bench_now_ns();
 	} while (t < end);
-	if (shutdown(fd, SHUT_WR) || bench_read_all(fd, &r, sizeof(r))) {
+	if (shutdown(fd, SHUT_WR) || read_full(fd, &r, sizeof(r))) {
 		fprintf(stderr, "%s: no report from the server: %s\n", prog,
 			strerror(errno));
 		goto fail;
@@ -232,7 +197,7 @@ int main(int argc, char **argv)
 	if (optind != argc)
 		goto bad;
 	if (server)
-		return serve((uint16_t)port, once);
+		return bench_serve((uint16_t)port, once, sink);
 	/* A dead server must show as an error, not kill us silently. */
 	signal(SIGPIPE, SIG_IGN);
 	return source(host, (uint16_t)port, (unsigned int)seconds, (size_t)chunk);
