@@ -35,14 +35,9 @@ patched)
 	plain="$debian/ld-linux-x86-64.so.2 --library-path $debian "
 	board_up "2 nodes boot with the patched libc" -n 2 --libc=patched
 	for n in node0 node1; do
-		out=$(on $n '/lib/x86_64-linux-gnu/libc.so.6 | head -n 1; echo "LD_PRELOAD=${LD_PRELOAD:-}"' 2>&1)
-		if printf '%s\n' "$out" | grep -q 'eusrv-patched' &&
-			printf '%s\n' "$out" | grep -qx 'LD_PRELOAD='; then
-			ok "$n: the system libc is the patched build, no LD_PRELOAD"
-		else
-			not_ok "$n: the system libc is the patched build, no LD_PRELOAD"
-			diag "$out"
-		fi
+		check "$n: the system libc is the patched build, no LD_PRELOAD" \
+			on $n '/lib/x86_64-linux-gnu/libc.so.6 | grep "eusrv-patched" &&
+				[ -z "${LD_PRELOAD:-}" ] && [ ! -e /etc/ld.so.preload ]'
 	done ;;
 *)
 	not_ok "EUSRV_SOR_LIBC must be preload or patched, not '$EUSRV_SOR_LIBC'"
