@@ -24,7 +24,8 @@ build_prog sor-test -lpthread
 # run: what the programs are started with; plain: what runs a program that
 # must not take part (Debian's libc, kept by the stage-1 init, when the
 # node's own is the patched one).
-case ${EUSRV_SOR_LIBC:-preload} in
+libc=${EUSRV_SOR_LIBC:-preload}
+case $libc in
 preload)
 	run="eusrv-run "
 	plain=
@@ -253,14 +254,21 @@ time.sleep(8)' >/dev/null 2>&1 &"
 fi
 
 # Without the driver: everything over TCP, programs still work.
-if [ $driver = yes ]; then
+if [ $driver = yes ] && [ $libc = patched ]; then
+	# Every program of a node that listened or connected under the
+	# patched libc (the node's command agent too) holds the driver open:
+	# a node without it is one booted without it.
+	board stop >/dev/null 2>&1
+	board_up "2 nodes boot with the patched libc, without eusrv_sor" -n 2 \
+		--libc=patched --no-module eusrv_sor
+elif [ $driver = yes ]; then
 	on node0 'pkill -f "sor-test serve"; pkill -f "sor-test serve-many"; pkill redis-server; pkill iperf3; pkill sockperf' >/dev/null 2>&1
 	sleep 1
 	check "node1: unload eusrv_sor" on node1 rmmod eusrv_sor
 fi
 on node0 "$prog serve 7601 >/tmp/sor-serve-tcp.log 2>&1 &"
 sleep 1
-check "no driver on node1: sor-test integrity over TCP under eusrv-run" \
+check "no driver on node1: sor-test integrity over TCP${run:+ under eusrv-run}" \
 	on node1 "${run}$prog integrity node0 7601 1000000"
 out=$(on node1 eusrvctl stats 2>&1)
 if [ $? -ne 0 ] && printf '%s\n' "$out" | grep -q 'is eusrv_sor loaded'; then
@@ -269,7 +277,7 @@ else
 	not_ok "no driver: eusrvctl says so clearly"
 	diag "$out"
 fi
-if [ $driver = yes ]; then
+if [ $driver = yes ] && [ $libc = preload ]; then
 	check "node1: reload eusrv_sor" on node1 "insmod $BUILD/kmod/eusrv_sor.ko"
 fi
 
