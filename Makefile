@@ -6,6 +6,7 @@
 #   make run      boot a two-node virtual board and show a mailbox round trip
 #   make bench    measure the board's transports side by side (tables)
 #   make kunit    build the KUnit suites into a UML kernel (cached) and run them
+#   make glibc    build the glibc with sockets over RDMA (cached; docs/glibc.md)
 #   make clean    remove build products
 
 TOP	:= $(abspath .)
@@ -14,7 +15,7 @@ export TOP BUILD
 
 SUBDIRS	:= qemu kmod userspace
 
-.PHONY: all deps check run bench kunit clean $(SUBDIRS)
+.PHONY: all deps check run bench kunit glibc glibc-unpatched clean $(SUBDIRS)
 
 all: $(SUBDIRS)
 
@@ -24,7 +25,7 @@ $(SUBDIRS):
 deps:
 	sh tests/deps.sh
 
-check: deps all
+check: deps all glibc glibc-unpatched
 	tests/run
 
 run: deps all
@@ -35,6 +36,15 @@ bench: deps all
 
 kunit: deps
 	tests/kunit/run
+
+# Debian's glibc 2.36 with glibc-patches/series (and without it, for the
+# comparison of glibc's own tests), cached in ~/.cache/eusrv/glibc by the
+# hash of their inputs: a quarter of an hour each the first time.
+glibc: deps
+	glibc-patches/build
+
+glibc-unpatched: deps
+	glibc-patches/build --unpatched
 
 clean:
 	for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done

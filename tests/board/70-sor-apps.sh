@@ -9,60 +9,42 @@
 # and transfers) or the connections made: it went over RDMA, not TCP.  Then: a destination that is not in the
 # peers file stays on TCP with the reason shown by eusrvctl, and without the
 # driver everything still works over TCP.
+#
+# EUSRV_SOR_LIBC=patched (suite 75): the same with the patched glibc
+# installed in the nodes (qemu/board start --libc=patched) and the programs
+# run as they are, without eusrv-run or any LD_PRELOAD.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/board/lib.sh"
+. "$TOP/tests/board/sor-lib.sh"
 board_suite_begin
 
 build_prog sor-test -lpthread
 
-board_up "2 nodes boot" -n 2
-
-# stat NODE KEY: one counter of eusrvctl stats.
-stat() {
-	on "$1" eusrvctl stats 2>/dev/null | sed -n "s/^$2=//p"
-}
-
-# snap: remember both nodes' counters.
-snap() {
-	s0=$(on node0 eusrvctl stats 2>/dev/null)
-	s1=$(on node1 eusrvctl stats 2>/dev/null)
-}
-
-# delta TEXT_BEFORE NODE KEY: growth of KEY on NODE since TEXT_BEFORE.
-delta() {
-	local before now
-	before=$(printf '%s\n' "$1" | sed -n "s/^$3=//p")
-	now=$(stat "$2" "$3")
-	echo $(( ${now:-0} - ${before:-0} ))
-}
-
-# over_rdma NAME BYTES: since the last snap, both nodes together sent and
-# received at least BYTES over RDMA in at least one CDMA transfer.
-over_rdma() {
-	local name=$1 bytes=$2 sent rcvd xfers
-	sent=$(( $(delta "$s0" node0 bytes_sent) + $(delta "$s1" node1 bytes_sent) ))
-	rcvd=$(( $(delta "$s0" node0 bytes_rcvd) + $(delta "$s1" node1 bytes_rcvd) ))
-	xfers=$(( $(delta "$s0" node0 transfers) + $(delta "$s1" node1 transfers) ))
-	if [ "$sent" -ge "$bytes" ] && [ "$rcvd" -ge "$bytes" ] && [ "$xfers" -ge 1 ]; then
-		ok "$name: over RDMA (sent=$sent rcvd=$rcvd transfers=$xfers >= $bytes bytes)"
-	else
-		not_ok "$name: over RDMA # sent=$sent rcvd=$rcvd transfers=$xfers, wanted >= $bytes"
-	fi
-}
-
-# opened NAME N: since the last snap, both nodes opened at least N
-# connections over RDMA.
-opened() {
-	local a b
-	a=$(delta "$s0" node0 conns_opened)
-	b=$(delta "$s1" node1 conns_opened)
-	if [ "$a" -ge "$2" ] && [ "$b" -ge "$2" ]; then
-		ok "$1: over RDMA ($a and $b connections opened >= $2)"
-	else
-		not_ok "$1: over RDMA # opened $a and $b, wanted >= $2"
-	fi
-}
+# run: what the programs are started with; plain: what runs a program that
+# must not take part (Debian's libc, kept by the stage-1 init, when the
+# node's own is the patched one).
+libc=${EUSRV_SOR_LIBC:-preload}
+case $libc in
+preload)
+	run="eusrv-run "
+	plain=
+	board_up "2 nodes boot" -n 2 ;;
+patched)
+	run=
+	debian=/usr/lib/eusrv/debian-libc
+	plain="$debian/ld-linux-x86-64.so.2 --library-path $debian "
+	board_up "2 nodes boot with the patched libc" -n 2 --libc=patched
+	for n in node0 node1; do
+		check "$n: the system libc is the patched build, no LD_PRELOAD" \
+			on $n '/lib/x86_64-linux-gnu/libc.so.6 | grep "eusrv-patched" &&
+				[ -z "${LD_PRELOAD:-}" ] && [ ! -e /etc/ld.so.preload ]'
+	done ;;
+*)
+	not_ok "EUSRV_SOR_LIBC must be preload or patched, not '$EUSRV_SOR_LIBC'"
+	tap_done
+	exit 1 ;;
+esac
 
 driver=yes
 for n in node0 node1; do
@@ -87,9 +69,9 @@ done
 
 if [ $driver = yes ]; then
 	# Our programs: a forking server on node0, clients on node1.
-	on node0 "eusrv-run $prog serve 7600 >/tmp/sor-serve.log 2>&1 &"
+	on node0 "${run}$prog serve 7600 >/tmp/sor-serve.log 2>&1 &"
 	# One process with many small connections (epoll) on 7700.
-	on node0 "eusrv-run $prog serve-many 7700 >/tmp/sor-serve-many.log 2>&1 &"
+	on node0 "${run}$prog serve-many 7700 >/tmp/sor-serve-many.log 2>&1 &"
 	sleep 1
 	for t in "integrity 8388608" "fork" "threads" "dup" "epoll 4194304" \
 		"nonblock" "halfclose 3000000" "calls" "unread" "peerkill" \
@@ -98,7 +80,7 @@ if [ $driver = yes ]; then
 		port=7600
 		case $1 in many|cycles|scribble) port=7700 ;; esac
 		snap
-		out=$(on node1 "eusrv-run $prog $1 node0 $port ${2:-}" 2>&1)
+		out=$(on node1 "${run}$prog $1 node0 $port ${2:-}" 2>&1)
 		rc=$?
 		if [ $rc -eq 0 ]; then
 			ok "sor-test $t: $(printf '%s\n' "$out" | tail -n 1)"
@@ -120,7 +102,7 @@ if [ $driver = yes ]; then
 	done
 
 	# A live connection is visible in eusrvctl conns on both nodes.
-	on node1 "(sleep 4 | eusrv-run nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
+	on node1 "(sleep 4 | ${run}nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
 	sleep 1.5
 	c1=$(on node1 eusrvctl conns 2>&1)
 	c0=$(on node0 eusrvctl conns 2>&1)
@@ -139,10 +121,10 @@ if [ $driver = yes ]; then
 		set -- $spec
 		from=$1 to=$2 size=$3 port=$((7100 + RANDOM % 100))
 		on "$from" "head -c $size /dev/urandom >/tmp/nc.in && sha256sum </tmp/nc.in >/tmp/nc.sha"
-		on "$to" "eusrv-run nc -l -N $port >/tmp/nc.out 2>/dev/null </dev/null &"
+		on "$to" "${run}nc -l -N $port >/tmp/nc.out 2>/dev/null </dev/null &"
 		sleep 1
 		snap
-		if on "$from" "eusrv-run nc -N ${to/node/198.18.0.1} $port </tmp/nc.in" >/dev/null 2>&1; then
+		if on "$from" "${run}nc -N ${to/node/198.18.0.1} $port </tmp/nc.in" >/dev/null 2>&1; then
 			sleep 1
 			a=$(on "$from" cat /tmp/nc.sha)
 			b=$(on "$to" "sha256sum </tmp/nc.out")
@@ -158,10 +140,10 @@ if [ $driver = yes ]; then
 	done
 
 	# iperf3
-	on node0 "eusrv-run iperf3 -s -D -p 7200 --logfile /tmp/iperf3.log"
+	on node0 "${run}iperf3 -s -D -p 7200 --logfile /tmp/iperf3.log"
 	sleep 1
 	snap
-	out=$(on node1 "eusrv-run iperf3 -c node0 -p 7200 -t 3 -f m" 2>&1)
+	out=$(on node1 "${run}iperf3 -c node0 -p 7200 -t 3 -f m" 2>&1)
 	rc=$?
 	bytes=$(printf '%s\n' "$out" | awk '/receiver/ {print $5, $6}')
 	if [ $rc -eq 0 ] && [ -n "$bytes" ]; then
@@ -173,11 +155,11 @@ if [ $driver = yes ]; then
 	over_rdma "iperf3" 1000000
 
 	# redis-server + redis-benchmark
-	on node0 "eusrv-run redis-server --port 7300 --bind 0.0.0.0 --protected-mode no \
+	on node0 "${run}redis-server --port 7300 --bind 0.0.0.0 --protected-mode no \
 		--save '' --appendonly no --daemonize yes --logfile /tmp/redis.log"
 	sleep 1
 	snap
-	out=$(on node1 "eusrv-run redis-benchmark -h node0 -p 7300 -q -n 2000 -t set,get,incr,lpush,lpop" 2>&1)
+	out=$(on node1 "${run}redis-benchmark -h node0 -p 7300 -q -n 2000 -t set,get,incr,lpush,lpop" 2>&1)
 	rc=$?
 	if [ $rc -eq 0 ] && [ "$(printf '%s\n' "$out" | grep -c 'requests per second')" -ge 5 ]; then
 		ok "redis-benchmark -n 2000 against redis-server on node0"
@@ -189,10 +171,10 @@ if [ $driver = yes ]; then
 	over_rdma "redis" $((5 * 2000 * 20))
 
 	# sockperf ping-pong
-	on node0 "eusrv-run sockperf server --tcp -i 0.0.0.0 -p 7400 --daemonize >/dev/null 2>&1"
+	on node0 "${run}sockperf server --tcp -i 0.0.0.0 -p 7400 --daemonize >/dev/null 2>&1"
 	sleep 1
 	snap
-	out=$(on node1 "eusrv-run sockperf ping-pong --tcp -i 198.18.0.10 -p 7400 -t 3 -m 64" 2>&1)
+	out=$(on node1 "${run}sockperf ping-pong --tcp -i 198.18.0.10 -p 7400 -t 3 -m 64" 2>&1)
 	rc=$?
 	if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q 'avg-latency'; then
 		ok "sockperf ping-pong: $(printf '%s\n' "$out" | grep -o 'avg-latency=[0-9.]*' | head -n 1) us"
@@ -202,7 +184,7 @@ if [ $driver = yes ]; then
 	fi
 	over_rdma "sockperf" 64000
 	snap
-	out=$(on node1 "eusrv-run sockperf throughput --tcp -i 198.18.0.10 -p 7400 -t 3 -m 1400" 2>&1)
+	out=$(on node1 "${run}sockperf throughput --tcp -i 198.18.0.10 -p 7400 -t 3 -m 1400" 2>&1)
 	rc=$?
 	mbps=$(printf '%s\n' "$out" | grep -o 'BandWidth is [0-9.]* MBps' | head -n 1)
 	if [ $rc -eq 0 ] && [ -n "$mbps" ]; then
@@ -219,11 +201,11 @@ if [ $driver = yes ]; then
 		printf '%s\n' 'daemon on; worker_processes 2; pid /tmp/nginx.pid;' \
 		'error_log /tmp/nginx.err;' 'events { worker_connections 64; }' \
 		'http { access_log off; sendfile on; server { listen 7500; root /tmp/www; } }' \
-		>/tmp/nginx.conf && eusrv-run nginx -c /tmp/nginx.conf"
+		>/tmp/nginx.conf && ${run}nginx -c /tmp/nginx.conf"
 	sleep 1
 	snap
 	a=$(on node0 cat /tmp/www/big.sha)
-	b=$(on node1 "eusrv-run curl -sS -o - http://node0:7500/big | sha256sum" 2>&1)
+	b=$(on node1 "${run}curl -sS -o - http://node0:7500/big | sha256sum" 2>&1)
 	if [ -n "$a" ] && [ "$a" = "$b" ]; then
 		ok "nginx -> curl: 20 MB file (sendfile), sha256 equal"
 	else
@@ -233,10 +215,10 @@ if [ $driver = yes ]; then
 	on node0 'kill $(cat /tmp/nginx.pid)' >/dev/null 2>&1
 
 	# A registration outlives no listening socket: a program under eusrv-run
-	# listens on 7800 and closes it, then a plain nc (no eusrv-run) listens
-	# there; a client under eusrv-run must reach that nc over TCP, not get
+	# listens on 7800 and closes it, then a plain nc (no eusrv-run, or
+	# Debian's libc) listens there; a client under eusrv-run must reach that nc over TCP, not get
 	# set up over RDMA towards a program that cannot read the rings.
-	on node0 "eusrv-run python3 -c 'import socket, time
+	on node0 "${run}python3 -c 'import socket, time
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind((\"\", 7800))
@@ -244,10 +226,10 @@ s.listen()
 s.close()
 time.sleep(8)' >/dev/null 2>&1 &"
 	sleep 1
-	on node0 "nc -l -N 7800 >/tmp/stale.out 2>/dev/null </dev/null &"
+	on node0 "${plain}\$(command -v nc) -l -N 7800 >/tmp/stale.out 2>/dev/null </dev/null &"
 	sleep 0.5
 	snap
-	on node1 "echo hello-stale | eusrv-run nc -N node0 7800" >/dev/null 2>&1
+	on node1 "echo hello-stale | ${run}nc -N node0 7800" >/dev/null 2>&1
 	sleep 0.5
 	got=$(on node0 cat /tmp/stale.out)
 	a=$(delta "$s0" node0 conns_opened)
@@ -259,7 +241,7 @@ time.sleep(8)' >/dev/null 2>&1 &"
 
 	# Not a board peer: a peers file without node0 keeps it on TCP.
 	on node1 "echo '1 198.18.0.11' >/tmp/peers.no0"
-	on node1 "(sleep 4 | EUSRV_PEERS=/tmp/peers.no0 eusrv-run nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
+	on node1 "(sleep 4 | EUSRV_PEERS=/tmp/peers.no0 ${run}nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
 	sleep 1.5
 	c1=$(on node1 eusrvctl conns 2>&1)
 	if printf '%s\n' "$c1" | grep -q '^tcp .*peer=198.18.0.10:7600 reason="not a board peer"'; then
@@ -272,15 +254,22 @@ time.sleep(8)' >/dev/null 2>&1 &"
 fi
 
 # Without the driver: everything over TCP, programs still work.
-if [ $driver = yes ]; then
+if [ $driver = yes ] && [ $libc = patched ]; then
+	# Every program of a node that listened or connected under the
+	# patched libc (the node's command agent too) holds the driver open:
+	# a node without it is one booted without it.
+	board stop >/dev/null 2>&1
+	board_up "2 nodes boot with the patched libc, without eusrv_sor" -n 2 \
+		--libc=patched --no-module eusrv_sor
+elif [ $driver = yes ]; then
 	on node0 'pkill -f "sor-test serve"; pkill -f "sor-test serve-many"; pkill redis-server; pkill iperf3; pkill sockperf' >/dev/null 2>&1
 	sleep 1
 	check "node1: unload eusrv_sor" on node1 rmmod eusrv_sor
 fi
 on node0 "$prog serve 7601 >/tmp/sor-serve-tcp.log 2>&1 &"
 sleep 1
-check "no driver on node1: sor-test integrity over TCP under eusrv-run" \
-	on node1 "eusrv-run $prog integrity node0 7601 1000000"
+check "no driver on node1: sor-test integrity over TCP${run:+ under eusrv-run}" \
+	on node1 "${run}$prog integrity node0 7601 1000000"
 out=$(on node1 eusrvctl stats 2>&1)
 if [ $? -ne 0 ] && printf '%s\n' "$out" | grep -q 'is eusrv_sor loaded'; then
 	ok "no driver: eusrvctl says so clearly"
@@ -288,7 +277,7 @@ else
 	not_ok "no driver: eusrvctl says so clearly"
 	diag "$out"
 fi
-if [ $driver = yes ]; then
+if [ $driver = yes ] && [ $libc = preload ]; then
 	check "node1: reload eusrv_sor" on node1 "insmod $BUILD/kmod/eusrv_sor.ko"
 fi
 

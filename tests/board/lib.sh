@@ -40,8 +40,14 @@ board_up() {
 # $BUILD/tests/board/NAME, which becomes $prog; a failed build ends the
 # suite.
 build_prog() {
-	local name=$1 out bin=$BUILD/tests/board/$1
-	shift
+	build_prog_as "$1" "$@"
+}
+
+# build_prog_as BIN NAME [CC ARGS...]: the same, built into
+# $BUILD/tests/board/BIN (a variant: other flags, -static).
+build_prog_as() {
+	local name=$2 out bin=$BUILD/tests/board/$1
+	shift 2
 	mkdir -p "$BUILD/tests/board"
 	if ! out=$(cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$TOP/kmod/include" \
 		-o "$bin" "$TOP/tests/board/progs/$name.c" "$@" 2>&1); then

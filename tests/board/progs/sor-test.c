@@ -18,6 +18,9 @@
  *                                       epoll nonblock halfclose calls
  *                                       unread peerkill (serve);
  *                                       many cycles scribble (serve-many)
+ *
+ * Built with -DSOR_TEST_RAW_CONNECT, the clients connect with
+ * syscall(SYS_connect, ...), which no libc can intercept (suite 76).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -41,6 +44,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -260,7 +264,11 @@ static int dial(const char *host, const char *port, int flags, bool small)
 		die("socket");
 	if (small)
 		small_bufs(fd);
+#ifdef SOR_TEST_RAW_CONNECT
+	r = (int)syscall(SYS_connect, fd, res->ai_addr, res->ai_addrlen);
+#else
 	r = connect(fd, res->ai_addr, res->ai_addrlen);
+#endif
 	freeaddrinfo(res);
 	if (r && !(flags & SOCK_NONBLOCK && errno == EINPROGRESS))
 		die("connect");
