@@ -96,16 +96,35 @@ static bool op_line_send(void *opaque, const uint8_t *frame, size_t len)
 	mgmt_put_len(hdr, (uint32_t)len);
 	line_put(nic, hdr, sizeof(hdr));
 	line_put(nic, frame, len);
+	if (nic->line_rate_bps) {
+		uint64_t now = mono_us();
+
+		if (nic->line_free_us < now)
+			nic->line_free_us = now;
+		nic->line_free_us += (uint64_t)len * 8U * 1000000U / nic->line_rate_bps;
+	}
 	if (!nic->line_want_out)
 		line_flush(nic);
 	return true;
 }
 
-/* Full while the peer has a backlog (NIC_LINE_BACKLOG) and takes it. */
+/* A paced line still busy with what it took: the timer waits for it. */
+static bool line_paced(const struct nic *nic, uint64_t now)
+{
+	return nic->line_rate_bps &&
+	       nic->line_free_us > now + NIC_LINE_PACE_SLACK_US;
+}
+
+/*
+ * Full while the line is paced and busy, or while the peer has a backlog
+ * (NIC_LINE_BACKLOG) and takes it.
+ */
 static bool op_line_full(void *opaque)
 {
 	struct nic *nic = opaque;
 
+	if (nic->line.fd >= 0 && line_paced(nic, mono_us()))
+		return true;
 	if (nic->line.fd < 0 || nic->line_tx_len < NIC_LINE_BACKLOG)
 		return false;
 	return mono_us() - nic->line_progress_us < NIC_LINE_STALL_US;
@@ -231,7 +250,7 @@ static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
 		argv[argc++] = tok;
 	if (argc == 0 || !strcmp(argv[0], "help")) {
 		snprintf(out, outsz,
-			 "ok commands: dma-error NODE mm2s|s2mm [slave|decode|internal|sg-slave|sg-decode|sg-internal]; phy-link up|down\n");
+			 "ok commands: dma-error NODE mm2s|s2mm [slave|decode|internal|sg-slave|sg-decode|sg-internal]; phy-link up|down; line-rate MBIT (0: unpaced)\n");
 		return;
 	}
 	if (!strcmp(argv[0], "dma-error") && (argc == 3 || argc == 4)) {
@@ -274,6 +293,22 @@ static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
 	if (!strcmp(argv[0], "phy-link") && argc == 2 &&
 	    (!strcmp(argv[1], "up") || !strcmp(argv[1], "down"))) {
 		mac_force_link_down(&nic->mac, !strcmp(argv[1], "down"));
+		snprintf(out, outsz, "ok\n");
+		return;
+	}
+	if (!strcmp(argv[0], "line-rate") && argc == 2) {
+		unsigned long mbit;
+		char *end;
+
+		errno = 0;
+		mbit = strtoul(argv[1], &end, 10);
+		if (*end || !*argv[1] || errno || mbit > 10000) {
+			snprintf(out, outsz, "error: line-rate takes 0..10000 (Mbit/s)\n");
+			return;
+		}
+		nic->line_rate_bps = mbit * 1000000ULL;
+		nic->line_free_us = 0;
+		log_info("control: line paced at %lu Mbit/s", mbit);
 		snprintf(out, outsz, "ok\n");
 		return;
 	}
@@ -389,6 +424,11 @@ static void arm(struct nic *nic)
 	/* A stalled peer releases the scheduler even if nothing else happens. */
 	if (nic->line.fd >= 0 && nic->line_tx_len >= NIC_LINE_BACKLOG) {
 		stall = nic->line_progress_us + NIC_LINE_STALL_US + 1;
+		if (!t || stall < t)
+			t = stall;
+	}
+	if (nic->line.fd >= 0 && line_paced(nic, mono_us())) {
+		stall = nic->line_free_us - NIC_LINE_PACE_SLACK_US;
 		if (!t || stall < t)
 			t = stall;
 	}

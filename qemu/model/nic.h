@@ -30,6 +30,11 @@
  * runs again and frames for the line are dropped, frames between nodes go.
  */
 #define NIC_LINE_STALL_US	100000U
+/*
+ * A paced line (control command line-rate) takes a frame while it is busy
+ * for less than this, so that frames go out back to back.
+ */
+#define NIC_LINE_PACE_SLACK_US	500U
 /* Control connections open at once, and the longest command line. */
 #define NIC_CTL_MAX		4U
 #define NIC_CTL_LINE		256U
@@ -57,6 +62,8 @@ struct nic {
 	uint8_t *line_tx;
 	size_t line_tx_head, line_tx_len;
 	uint64_t line_progress_us;	/* the peer last took bytes */
+	uint64_t line_rate_bps;		/* line pacing (control line-rate), 0: none */
+	uint64_t line_free_us;		/* a paced line is busy until then */
 	bool line_want_out;
 	/* Control socket. */
 	struct ev_handler ctl_listen;
