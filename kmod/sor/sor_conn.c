@@ -209,9 +209,8 @@ void sor_conn_abort_locked(struct sor_conn *c, int err, unsigned int reason)
 
 bool sor_conn_may_retire_locked(struct sor_conn *c)
 {
-	return c->released && !c->nack_pending && !c->busy && !c->reply_owed &&
-	       c->state != SOR_ST_QUARANTINE &&
-	       c->state != EUSRV_SOR_ST_CONNECTING;
+	return sor_st_may_retire(c->state, c->released, c->nack_pending,
+				 c->busy, c->reply_owed);
 }
 
 /* Take C out of the table; process context, C referenced by the caller. */

@@ -131,6 +131,9 @@ void sor_data_after_sent_locked(struct sor_conn *c)
 	}
 	if (c->reply_owed && !c->busy)
 		sor_conn_kick_locked(c, SOR_DO_REPLY);
+	/* Our NACK request waited for this transfer to end. */
+	if (c->nack_pending && !c->nack_tries && !c->busy)
+		sor_conn_kick_locked(c, SOR_DO_NACK);
 	if (c->released)
 		sor_conn_kick_locked(c, SOR_DO_RETIRE);
 }

@@ -62,8 +62,13 @@ void sor_nack_send(struct sor_conn *c)
 	int ret;
 
 	spin_lock_irqsave(&c->lock, flags);
-	/* Not while our transfer may still write into the peer's ring. */
-	if (c->nack_pending && !c->busy) {
+	/*
+	 * Not while our transfer may still write into the peer's ring: its
+	 * end sends it, and the timer looks again should that be missed.
+	 */
+	if (c->nack_pending && c->busy) {
+		sor_conn_arm_locked(c, SOR_NACK_RESEND_MS);
+	} else if (c->nack_pending) {
 		tries = ++c->nack_tries;
 		msg = eusrv_sor_msg_nack(c->peer_id, EUSRV_SOR_NACK_REQUEST,
 					 c->nack_reason, c->id);

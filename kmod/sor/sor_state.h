@@ -138,6 +138,23 @@ static inline bool sor_st_nack_give_up(unsigned int tries)
 	return tries >= SOR_NACK_TRIES;
 }
 
+/*
+ * Whether a connection whose file is gone (RELEASED) may leave the id
+ * table: only once the peer knows it is over (RESET, PEER_CLOSED, or
+ * NACK_WAIT with our handshake done), nothing is owed and nothing is in
+ * flight.  A CLOSING connection still owes the peer its queued bytes and
+ * a NACK, however idle it is between two transfers.
+ */
+static inline bool sor_st_may_retire(unsigned int state, bool released,
+				     bool nack_pending, bool busy,
+				     bool reply_owed)
+{
+	if (!released || nack_pending || busy || reply_owed)
+		return false;
+	return state == EUSRV_SOR_ST_RESET || state == EUSRV_SOR_ST_PEER_CLOSED ||
+	       state == EUSRV_SOR_ST_NACK_WAIT;
+}
+
 /* The state a local abort (bad user value, transfer error, ...) leads to. */
 static inline unsigned int sor_st_on_abort(unsigned int state)
 {

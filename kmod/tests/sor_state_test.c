@@ -152,12 +152,40 @@ static void sor_state_test_abort_resend(struct kunit *test)
 			(unsigned int)EUSRV_SOR_ST_CLOSING);
 }
 
+/*
+ * Retiring: only once the peer knows, nothing owed, nothing in flight.  A
+ * CLOSING connection idle between two transfers must stay (it still owes
+ * queued bytes and its NACK: freeing it then hung the peer).
+ */
+static void sor_state_test_retire(struct kunit *test)
+{
+	unsigned int i, s;
+	bool may;
+
+	for (i = 0; i < ARRAY_SIZE(all_states); i++) {
+		s = all_states[i];
+		may = s == EUSRV_SOR_ST_RESET || s == EUSRV_SOR_ST_PEER_CLOSED ||
+		      s == EUSRV_SOR_ST_NACK_WAIT;
+		KUNIT_EXPECT_EQ(test, sor_st_may_retire(s, true, false, false,
+							false), may);
+		KUNIT_EXPECT_FALSE(test, sor_st_may_retire(s, false, false,
+							   false, false));
+		KUNIT_EXPECT_FALSE(test, sor_st_may_retire(s, true, true,
+							   false, false));
+		KUNIT_EXPECT_FALSE(test, sor_st_may_retire(s, true, false,
+							   true, false));
+		KUNIT_EXPECT_FALSE(test, sor_st_may_retire(s, true, false,
+							   false, true));
+	}
+}
+
 static struct kunit_case sor_state_test_cases[] = {
 	KUNIT_CASE(sor_state_test_setup_msgs),
 	KUNIT_CASE(sor_state_test_data_msgs),
 	KUNIT_CASE(sor_state_test_nack),
 	KUNIT_CASE(sor_state_test_close),
 	KUNIT_CASE(sor_state_test_abort_resend),
+	KUNIT_CASE(sor_state_test_retire),
 	{}
 };
 

@@ -75,7 +75,7 @@ if [ $driver = yes ]; then
 	sleep 1
 	for t in "integrity 8388608" "fork" "threads" "dup" "epoll 4194304" \
 		"nonblock" "halfclose 3000000" "calls" "unread" "peerkill" \
-		"many 1000" "cycles 10000" "scribble"; do
+		"many 1000" "cycles 10000" "scribble" "closeflush 200000"; do
 		set -- $t
 		port=7600
 		case $1 in many|cycles|scribble) port=7700 ;; esac
@@ -92,6 +92,7 @@ if [ $driver = yes ]; then
 		integrity) over_rdma "sor-test $1" $((2 * $2)) ;;
 		epoll) over_rdma "sor-test $1" $((2 * $2)) ;;
 		halfclose) over_rdma "sor-test $1" "$2" ;;
+		closeflush) over_rdma "sor-test $1" $((10 * $2)) ;;
 		fork) over_rdma "sor-test $1" $((2000 * 64)) ;;
 		threads) over_rdma "sor-test $1" $((4 * 3000 * 64)) ;;
 		calls) over_rdma "sor-test $1" 300 ;;

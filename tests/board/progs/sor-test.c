@@ -7,7 +7,7 @@
  * epoll (edge and level triggered, one fd in two sets), non-blocking
  * connect/send/recv, half-close, the call surface (select, poll, MSG_*
  * flags, FIONREAD/SIOCOUTQ, names, IPv4-mapped IPv6), close with unread
- * data, the peer killed, many connections at once, connect/close cycles,
+ * data, close with data still queued (a slow reader), the peer killed, many connections at once, connect/close cycles,
  * and a program that scribbles over its ring header and sends garbage
  * ioctls.  Every byte is checked.  Prints "ok MODE ..." and exits 0, or
  * says what went wrong and exits 1.
@@ -16,7 +16,7 @@
  *   sor-test serve-many PORT            one process, epoll, small rings
  *   sor-test MODE HOST PORT [N]         MODE: integrity fork threads dup
  *                                       epoll nonblock halfclose calls
- *                                       unread peerkill (serve);
+ *                                       unread peerkill closeflush (serve);
  *                                       many cycles scribble (serve-many)
  *
  * Built with -DSOR_TEST_RAW_CONNECT, the clients connect with
@@ -189,6 +189,28 @@ static void serve_halfclose(int fd)
 	write_all(fd, reply, strlen(reply));
 }
 
+/*
+ * Close-flush: N bytes (the length comes first; at most a ring, so no
+ * write blocks), then close at once.  The client is blocked in recv by
+ * then, so the first write starts a transfer at once; the rest is
+ * queued behind it when the close comes.  The kernel must keep the
+ * connection until the client has taken every byte.
+ */
+static void serve_closeflush(int fd)
+{
+	static unsigned char buf[1 << 18];
+	uint64_t n, i;
+
+	if (read_all(fd, &n, sizeof(n)) != sizeof(n) || n < 2 || n > sizeof(buf))
+		fail("closeflush: no length, or not 2..256 KiB");
+	for (i = 0; i < n; i++)
+		buf[i] = pat(i, 3);
+	usleep(200000);
+	/* Half starts the transfer, the other half queues behind it. */
+	write_all(fd, buf, (size_t)n / 2);
+	write_all(fd, buf + n / 2, (size_t)(n - n / 2));
+}
+
 /* Sink: reads nothing for a second (the client's ring fills), then all. */
 static void serve_sink(int fd)
 {
@@ -226,6 +248,7 @@ static int serve(int port)
 			case 'E': serve_echo(fd); break;
 			case 'H': serve_halfclose(fd); break;
 			case 'S': serve_sink(fd); break;
+			case 'C': serve_closeflush(fd); break;
 			case 'U': sleep(1); break;	/* close with unread data */
 			case 'K': raise(SIGKILL); break;
 			default: fail("unknown test");
@@ -323,6 +346,48 @@ static void t_integrity(const char *host, const char *port, uint64_t n)
 		fail("no EOF after the data");
 	close(fd);
 	printf("ok integrity bytes=%llu both ways\n", (unsigned long long)n);
+}
+
+/*
+ * The server closes with most of N bytes queued behind a transfer in
+ * flight; this side takes the first piece, then pauses and reads the
+ * rest in small pieces, so that no read request of ours comes before
+ * that transfer ends (the interleaving that made a closing connection
+ * vanish on the server and this side wait for ever).  Ten connections;
+ * a hang fails after 60 s.
+ */
+static void t_closeflush(const char *host, const char *port, uint64_t n)
+{
+	static unsigned char buf[4096];
+	unsigned int round;
+
+	alarm(60);
+	for (round = 0; round < 10; round++) {
+		int fd = start(host, port, 'C');
+		uint64_t i = 0, bad = 0;
+		ssize_t r, k;
+
+		write_all(fd, &n, sizeof(n));
+		while ((r = recv(fd, buf, sizeof(buf), 0)) > 0) {
+			for (k = 0; k < r; k++)
+				bad += buf[k] != pat(i + (uint64_t)k, 3);
+			if (!i)
+				usleep(300000);
+			i += (uint64_t)r;
+		}
+		if (r < 0)
+			die("recv");
+		if (i != n || bad) {
+			fprintf(stderr, "closeflush: round %u: %llu of %llu bytes, %llu wrong\n",
+				round, (unsigned long long)i,
+				(unsigned long long)n, (unsigned long long)bad);
+			fail("closeflush: data lost or corrupted");
+		}
+		close(fd);
+	}
+	alarm(0);
+	printf("ok closeflush 10 x %llu bytes after the server's close\n",
+	       (unsigned long long)n);
 }
 
 static void rec_fill(unsigned char *r, unsigned char tag, uint32_t seq)
@@ -981,7 +1046,7 @@ static const struct {
 	{ "dup", t_dup }, { "epoll", t_epoll }, { "nonblock", t_nonblock },
 	{ "halfclose", t_halfclose }, { "calls", t_calls }, { "unread", t_unread },
 	{ "peerkill", t_peerkill }, { "many", t_many }, { "cycles", t_cycles },
-	{ "scribble", t_scribble },
+	{ "scribble", t_scribble }, { "closeflush", t_closeflush },
 };
 
 int main(int argc, char **argv)
