@@ -22,8 +22,9 @@
 
 #define CDMA_RING_SIZE		64U
 #define CDMA_RING_BYTES		(CDMA_RING_SIZE * EUSRV_CDMA_DESC_SIZE)
-/* Most descriptors one transfer takes. */
-#define CDMA_XFER_MAX_DESC	4U
+/* Most descriptors one transfer takes: two extents, two stores, two messages. */
+#define CDMA_XFER_MAX_DESC	6U
+#define CDMA_PUT_SIZE		4U
 
 /* One slot's bookkeeping; the first slot of a transfer carries it. */
 struct cdma_slot {
@@ -112,7 +113,8 @@ static inline int cdma_xfer_check(const struct eusrv_cdma_xfer *x,
 {
 	unsigned int i;
 
-	if (!x || x->nr_ext > 2 || x->nr_msg > 2 || !(x->nr_ext + x->nr_msg))
+	if (!x || x->nr_ext > 2 || x->nr_put > 2 || x->nr_msg > 2 ||
+	    !(x->nr_ext + x->nr_put + x->nr_msg))
 		return -EINVAL;
 	if (!nodes || nodes > EUSRV_MAX_NODES)
 		return -EINVAL;
@@ -122,12 +124,17 @@ static inline int cdma_xfer_check(const struct eusrv_cdma_xfer *x,
 		    !cdma_ram_range_ok(x->ext[i].dst, x->ext[i].len, nodes))
 			return -EINVAL;
 	}
+	for (i = 0; i < x->nr_put; i++) {
+		if ((x->put[i].dst & (CDMA_PUT_SIZE - 1)) ||
+		    !cdma_ram_range_ok(x->put[i].dst, CDMA_PUT_SIZE, nodes))
+			return -EINVAL;
+	}
 	for (i = 0; i < x->nr_msg; i++) {
 		if (x->msg[i].node >= nodes ||
 		    eusrv_msg_type(x->msg[i].msg) == EUSRV_MSG_T_INVALID)
 			return -EINVAL;
 	}
-	return x->nr_ext + x->nr_msg;
+	return x->nr_ext + x->nr_put + x->nr_msg;
 }
 
 static inline void cdma_desc_set(struct eusrv_cdma_desc *d, u64 sa, u64 da,
@@ -143,8 +150,8 @@ static inline void cdma_desc_set(struct eusrv_cdma_desc *d, u64 sa, u64 da,
 
 /*
  * Put checked transfer X (N descriptors, cdma_xfer_check()) at the head:
- * data extents first, then the messages, each message stored in its own
- * descriptor's padding.  The caller has made sure N slots are free.
+ * data extents first, then the stores and the messages, each value kept
+ * in its own descriptor's padding.  The caller has made sure N slots are free.
  * Returns the index of the transfer's last descriptor (the new TAILDESC).
  */
 static inline u32 cdma_chain_fill(struct cdma_chain *c,
@@ -156,6 +163,14 @@ static inline u32 cdma_chain_fill(struct cdma_chain *c,
 	for (i = 0; i < x->nr_ext; i++, idx++)
 		cdma_desc_set(&c->ring[cdma_slot_of(idx)], x->ext[i].src,
 			      x->ext[i].dst, x->ext[i].len);
+	for (i = 0; i < x->nr_put; i++, idx++) {
+		struct eusrv_cdma_desc *d = &c->ring[cdma_slot_of(idx)];
+
+		/* Little endian: the value is the first 4 bytes of sw[0]. */
+		d->sw[0] = cpu_to_le64(x->put[i].val);
+		cdma_desc_set(d, cdma_desc_ga(c, idx) + EUSRV_CDMA_DESC_SW,
+			      x->put[i].dst, CDMA_PUT_SIZE);
+	}
 	for (i = 0; i < x->nr_msg; i++, idx++) {
 		struct eusrv_cdma_desc *d = &c->ring[cdma_slot_of(idx)];
 

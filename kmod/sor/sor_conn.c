@@ -39,11 +39,12 @@ u64 sor_conn_ring_phys(void *p)
 static void sor_conn_free_rings(struct sor_conn *c)
 {
 	if (c->snd_data)
-		free_pages_exact(c->snd_data, c->snd_size);
-	if (c->rcv_data)
-		free_pages_exact(c->rcv_data, c->rcv_size);
+		sor_pool_put(c->snd_data, c->snd_size);
+	if (c->rcv_blk && c->peer_may_write)
+		sor_quar_add(c->peer_node, c->rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
+	else if (c->rcv_blk)
+		sor_pool_put(c->rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
 	free_page((unsigned long)c->snd_hdr);
-	free_page((unsigned long)c->rcv_hdr);
 }
 
 /* Last reference: any context (the dummy socket went in process context). */
@@ -176,15 +177,11 @@ void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
 	if (state == EUSRV_SOR_ST_PEER_CLOSED) {
 		/* The peer sent all it will: what arrived is the end. */
 		c->eof = true;
-		c->peer_want = false;
+		c->peer_armed = false;
 	}
 	if (state == EUSRV_SOR_ST_RESET) {
-		c->peer_want = false;
-		c->rd_pending = false;
-		if (c->rcv_hdr)
-			WRITE_ONCE(c->rcv_hdr->want, 0);
-		if (c->snd_hdr)
-			WRITE_ONCE(c->snd_hdr->want, 0);
+		c->peer_armed = false;
+		c->rd_armed = false;
 	}
 	sor_conn_flags_locked(c);
 	wake_up_all(&c->wq);
@@ -251,6 +248,29 @@ static void sor_conn_try_retire(struct sor_conn *c)
 		sor_conn_unlink(c);
 }
 
+/*
+ * Fault injection (debugfs): this node forgets connection ID without a
+ * word to the peer, as a node that lost its state would.  Its file, if
+ * any, sees ECONNRESET; the peer must find out by itself (RST, PROBE).
+ */
+int sor_conn_forget(unsigned int id)
+{
+	struct sor_conn *c = sor_conn_get(id);
+	unsigned long flags;
+
+	if (!c)
+		return -ENOENT;
+	spin_lock_irqsave(&c->lock, flags);
+	c->nack_pending = false;
+	c->reply_owed = false;
+	if (c->state != EUSRV_SOR_ST_RESET)
+		sor_conn_set_state_locked(c, EUSRV_SOR_ST_RESET, ECONNRESET);
+	spin_unlock_irqrestore(&c->lock, flags);
+	sor_conn_unlink(c);
+	sor_conn_put(c);
+	return 0;
+}
+
 static void sor_conn_timeout(struct sor_conn *c)
 {
 	unsigned long flags;
@@ -296,8 +316,8 @@ static void sor_conn_work(struct work_struct *w)
 		sor_nack_reply(c);
 	if (todo & BIT(SOR_DO_NACK))
 		sor_nack_send(c);
-	if (todo & BIT(SOR_DO_RDREQ))
-		sor_data_rdreq(c);
+	if (todo & BIT(SOR_DO_NOTIFY))
+		sor_data_notify(c);
 	if (todo & BIT(SOR_DO_XFER))
 		sor_data_xfer(c);
 	if (todo & BIT(SOR_DO_FIN))
@@ -330,6 +350,8 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 	c->state = client ? EUSRV_SOR_ST_CONNECTING : EUSRV_SOR_ST_ACCEPTING;
 	c->pid = task_tgid_nr(current);
 	c->born = jiffies;
+	c->heard = c->born;
+	c->probed = c->born;
 
 	spin_lock_irqsave(&sor_tbl_lock, flags);
 	id = sor_dying ? -ENODEV : sor_ids_alloc(&sor_ids);
@@ -347,37 +369,41 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 	return c;
 }
 
-static struct eusrv_sor_ring_hdr *sor_conn_hdr(u32 size)
+/* The send ring's data of SIZE, reusing what is there if it fits. */
+static int sor_conn_fit_snd(struct sor_conn *c, u32 size)
 {
-	struct eusrv_sor_ring_hdr *h = (void *)get_zeroed_page(GFP_KERNEL);
-
-	if (h)
-		h->size = size;
-	return h;
+	if (c->snd_data && c->snd_size == size)
+		return 0;
+	if (c->snd_data)
+		sor_pool_put(c->snd_data, c->snd_size);
+	c->snd_size = 0;
+	c->snd_data = sor_pool_get(size);
+	if (!c->snd_data)
+		return -ENOMEM;
+	c->snd_size = size;
+	return 0;
 }
 
-static void *sor_conn_data(u32 size)
+/* The receive block for a ring of SIZE, likewise. */
+static int sor_conn_fit_rcv(struct sor_conn *c, u32 size)
 {
-	void *p = alloc_pages_exact(size, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
-
-	if (p && !eusrv_sor_addr_encodable(sor_conn_ring_phys(p))) {
-		free_pages_exact(p, size);
-		p = NULL;
-	}
-	return p;
-}
-
-/* A ring of SIZE in *DATA (*CUR bytes now), reusing it if it fits. */
-static void sor_conn_fit_data(void **data, u32 *cur, u32 size)
-{
-	if (*data && *cur == size)
-		return;
-	if (*data)
-		free_pages_exact(*data, *cur);
-	*cur = 0;
-	*data = sor_conn_data(size);
-	if (*data)
-		*cur = size;
+	if (c->rcv_blk && c->rcv_size == size)
+		return 0;
+	if (c->rcv_blk)
+		sor_pool_put(c->rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
+	c->rcv_size = 0;
+	c->rcv_hdr = NULL;
+	c->rcv_ktail = NULL;
+	c->rcv_data = NULL;
+	c->rcv_blk = sor_pool_get(SOR_RCV_DATA_OFF + size);
+	if (!c->rcv_blk)
+		return -ENOMEM;
+	c->rcv_size = size;
+	c->rcv_hdr = c->rcv_blk;
+	c->rcv_ktail = c->rcv_blk + SOR_RCV_KTAIL_OFF;
+	c->rcv_data = c->rcv_blk + SOR_RCV_DATA_OFF;
+	c->rcv_hdr->size = size;
+	return 0;
 }
 
 /*
@@ -396,16 +422,13 @@ int sor_conn_alloc_rings(struct sor_conn *c)
 	rcv = 1U << c->rcv_shift;
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (!c->snd_hdr)
-		c->snd_hdr = sor_conn_hdr(snd);
-	if (!c->rcv_hdr)
-		c->rcv_hdr = sor_conn_hdr(rcv);
-	if (!c->snd_hdr || !c->rcv_hdr)
+		c->snd_hdr = (void *)get_zeroed_page(GFP_KERNEL);
+	if (!c->snd_hdr)
 		return -ENOMEM;	/* freed with the connection */
 	c->snd_hdr->size = snd;
-	c->rcv_hdr->size = rcv;
-	sor_conn_fit_data(&c->snd_data, &c->snd_size, snd);
-	sor_conn_fit_data(&c->rcv_data, &c->rcv_size, rcv);
-	return c->snd_data && c->rcv_data ? 0 : -ENOMEM;
+	if (sor_conn_fit_snd(c, snd) || sor_conn_fit_rcv(c, rcv))
+		return -ENOMEM;
+	return 0;
 }
 
 struct sor_reset_arg {

@@ -1,22 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * eusrv_sor data path (docs/protocol.md section 4): read requests, the
- * CDMA transfer of one or two extents followed by the engine's DATA
- * (remote) and SENT (local) notifications, FIN.
+ * eusrv_sor data path (docs/protocol.md section 4): the writer moves data
+ * as soon as it is written, while the receiver's ring has room by its last
+ * credit.  A transfer is one CDMA chain: one or two extents, the new tail
+ * stored into the receiver's kernel page and into its mapped header, DATA
+ * to the receiver only if it said it sleeps (ARM), and SENT to ourselves.
+ * The receiver gives credit (CREDIT) only when the writer could run short.
  *
  * Barriers: user space moves the send tail, issues a full barrier and
- * reads want; the driver sets want, issues a full barrier and reads the
- * tail again (sor_data_want_locked).  One of the two sees the other's
- * store, so a read request never waits for data that is already there.
+ * reads need_push; the driver sets need_push, issues a full barrier and
+ * reads the tail again (sor_data_idle_locked).  One of the two sees the
+ * other's store, so no written byte waits for a push that never comes.
  * Kernel-written positions are published with release stores after the
- * data they cover (the engine wrote the data before it wrote DATA or
- * SENT, and the mailbox handler runs after both).
+ * data they cover.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
+#include <linux/stddef.h>
 
 #include <eusrv/board_hw.h>
 #include <eusrv/cdma.h>
@@ -56,11 +59,40 @@ bool sor_data_check_tail_locked(struct sor_conn *c, u32 *tail)
 	return true;
 }
 
+/*
+ * The receive tail the peer's engine stored in our kernel page, checked:
+ * forward, and within the room our last credit gave.  A bad one is the
+ * peer's fault: the connection fails.  False if it did.
+ */
+bool sor_data_sync_tail_locked(struct sor_conn *c)
+{
+	u32 t;
+
+	if (!c->rcv_ktail)
+		return true;
+	t = READ_ONCE(*c->rcv_ktail);
+	if (t == c->rcv_tail)
+		return true;
+	if (c->fin_rcvd ||
+	    !sor_ring_new_tail_ok(c->rcv_tail, t, c->rcv_reported, c->rcv_size)) {
+		sor_bad("conn %u: peer wrote tail %u (tail %u, credit to %u)\n",
+			c->id, t, c->rcv_tail, c->rcv_reported + c->rcv_size);
+		sor_conn_abort_locked(c, EPROTO, ECONNRESET);
+		return false;
+	}
+	c->bytes_rcvd += t - c->rcv_tail;
+	sor_count_add(SOR_S_BYTES_RCVD, t - c->rcv_tail);
+	c->rcv_tail = t;
+	return true;
+}
+
 /* The receive head user space wrote, checked likewise. */
 bool sor_data_check_head_locked(struct sor_conn *c, u32 *head)
 {
 	u32 h = READ_ONCE(c->rcv_hdr->head);
 
+	if (!sor_data_sync_tail_locked(c))
+		return false;
 	if (!sor_ring_head_ok(c->rcv_seen, h, c->rcv_tail)) {
 		sor_count(SOR_S_BAD_USER);
 		pr_debug_ratelimited("conn %u: bad receive head %u (tail %u, last %u)\n",
@@ -73,29 +105,38 @@ bool sor_data_check_head_locked(struct sor_conn *c, u32 *head)
 	return true;
 }
 
+/* A message from the interrupt handler; the work item resends a refused one. */
+static void sor_data_send_locked(struct sor_conn *c, u64 msg, bool *owed)
+{
+	if (!sor_send(c->peer_node, msg))
+		return;
+	*owed = true;
+	sor_conn_kick_locked(c, SOR_DO_NOTIFY);
+}
+
 /*
- * If the peer waits and there is data, reserve the engine for this
+ * If data is queued and the credit allows, reserve the engine for this
  * connection (busy, one transfer at a time); the caller then submits it
  * with sor_data_xfer() in process context.  True if reserved.
  */
-bool sor_data_reserve_locked(struct sor_conn *c)
+static bool sor_data_reserve_locked(struct sor_conn *c)
 {
 	u32 tail;
 
-	if (c->busy || !c->peer_want || !sor_st_open(c->state))
+	if (c->busy || !sor_st_open(c->state) || !c->have_addr)
 		return false;
 	if (!sor_data_check_tail_locked(c, &tail))
 		return false;
-	if (tail == c->snd_head)
+	if (tail == c->snd_head ||
+	    !sor_ring_window(c->peer_head, c->snd_head, c->snd_size))
 		return false;
 	c->busy = true;
-	c->peer_want = false;
-	WRITE_ONCE(c->snd_hdr->want, 0);
+	WRITE_ONCE(c->snd_hdr->need_push, 0);
 	kref_get(&c->ref);	/* the transfer's, until SENT or failure */
 	return true;
 }
 
-/* Reserve as above from any context; the work item submits.  */
+/* Reserve as above from any context; the work item submits. */
 bool sor_data_try_xfer_locked(struct sor_conn *c)
 {
 	if (!sor_data_reserve_locked(c))
@@ -104,13 +145,49 @@ bool sor_data_try_xfer_locked(struct sor_conn *c)
 	return true;
 }
 
-/* The peer waits and we have nothing: say so, then look once more. */
-int sor_data_want_locked(struct sor_conn *c)
+/*
+ * No transfer in flight: start one if there is something to move, else
+ * say whether user space must push.  While the window is closed with
+ * data queued, the peer's CREDIT looks again, so no push is needed.
+ */
+void sor_data_idle_locked(struct sor_conn *c)
 {
-	WRITE_ONCE(c->snd_hdr->want, 1);
-	/* Pairs with user space's barrier between its tail store and want load. */
+	u32 tail;
+
+	if (c->busy || !sor_st_open(c->state))
+		return;
+	if (sor_data_try_xfer_locked(c))
+		return;
+	if (!sor_st_open(c->state))
+		return;
+	tail = c->shut_wr ? c->fin_pos : READ_ONCE(c->snd_hdr->tail);
+	if (tail != c->snd_head &&
+	    !sor_ring_window(c->peer_head, c->snd_head, c->snd_size)) {
+		WRITE_ONCE(c->snd_hdr->need_push, 0);
+		return;
+	}
+	WRITE_ONCE(c->snd_hdr->need_push, 1);
+	/* Pairs with user space's barrier between its tail store and need_push load. */
 	smp_mb();
-	return sor_data_try_xfer_locked(c);
+	sor_data_try_xfer_locked(c);
+}
+
+/* Established: the kernel-written fields start, nothing owed. */
+void sor_data_established_locked(struct sor_conn *c)
+{
+	WRITE_ONCE(c->snd_hdr->need_push, 1);
+	WRITE_ONCE(c->rcv_hdr->reported, 0);
+}
+
+/* Tell a peer that sleeps about data that landed without DATA (c->lock). */
+static void sor_data_wake_peer_locked(struct sor_conn *c)
+{
+	if (!c->peer_armed || c->busy || c->peer_arm_pos == c->snd_head)
+		return;
+	c->peer_armed = false;
+	sor_data_send_locked(c, eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA, c->peer_id,
+						  c->id, c->snd_head),
+			     &c->owe_data);
 }
 
 /* A transfer ended (SENT or failure): what may follow.  c->lock held. */
@@ -118,9 +195,11 @@ void sor_data_after_sent_locked(struct sor_conn *c)
 {
 	u32 tail;
 
-	if (c->peer_want && !sor_data_try_xfer_locked(c) && sor_st_open(c->state))
-		sor_data_want_locked(c);
-	if (c->shut_wr && !c->fin_sent && c->snd_head == c->fin_pos &&
+	if (sor_st_open(c->state)) {
+		sor_data_wake_peer_locked(c);
+		sor_data_idle_locked(c);
+	}
+	if (c->shut_wr && !c->fin_sent && !c->busy && c->snd_head == c->fin_pos &&
 	    c->state == EUSRV_SOR_ST_ESTABLISHED)
 		sor_conn_kick_locked(c, SOR_DO_FIN);
 	if (c->state == EUSRV_SOR_ST_CLOSING) {
@@ -138,48 +217,69 @@ void sor_data_after_sent_locked(struct sor_conn *c)
 		sor_conn_kick_locked(c, SOR_DO_RETIRE);
 }
 
-void sor_rx_rdreq(struct sor_conn *c, u32 head)
+/* CREDIT: the peer consumed up to HEAD. */
+void sor_rx_credit(struct sor_conn *c, u32 head)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&c->lock, flags);
-	if (!sor_st_accepts(c->state, c->client, true, true, EUSRV_SOR_MSG_RDREQ) ||
-	    c->peer_want ||
+	if (sor_st_late(c->state))
+		goto out;	/* crossed our close: nothing to send any more */
+	if (!sor_st_accepts(c->state, c->client, true, true, EUSRV_SOR_MSG_CREDIT) ||
 	    !sor_ring_peer_pos_ok(c->peer_head, head, c->snd_end)) {
-		sor_bad("conn %u: read request %u unexpected (state %u, peer head %u, sent %u)\n",
+		sor_bad("conn %u: credit %u unexpected (state %u, peer head %u, sent %u)\n",
 			c->id, head, c->state, c->peer_head, c->snd_end);
 		goto out;
 	}
-	sor_count(SOR_S_RDREQ_RCVD);
+	sor_count(SOR_S_CREDITS_RCVD);
 	c->peer_head = head;
-	c->peer_want = true;
 	/* A transfer in flight: its SENT looks again. */
-	if (!c->busy && !sor_data_try_xfer_locked(c) && sor_st_open(c->state))
-		sor_data_want_locked(c);
+	sor_data_idle_locked(c);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
+/* ARM: the peer has seen the data up to POS and sleeps until more comes. */
+void sor_rx_arm(struct sor_conn *c, u32 pos)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (sor_st_late(c->state))
+		goto out;
+	if (!sor_st_accepts(c->state, c->client, true, true, EUSRV_SOR_MSG_ARM) ||
+	    !sor_ring_peer_pos_ok(c->peer_head, pos, c->snd_end)) {
+		sor_bad("conn %u: ARM %u unexpected (state %u, peer head %u, sent %u)\n",
+			c->id, pos, c->state, c->peer_head, c->snd_end);
+		goto out;
+	}
+	c->peer_armed = true;
+	c->peer_arm_pos = pos;
+	/* Landed beyond POS already: tell it now; else the next transfer does. */
+	sor_data_wake_peer_locked(c);
+out:
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/*
+ * DATA: the peer's engine stored new data and its tail, and we sleep.  The
+ * tail we trust is the one in our kernel page (checked when synced); the
+ * message's own may be behind it already, so it only wakes.
+ */
 void sor_rx_data(struct sor_conn *c, u32 tail)
 {
 	unsigned long flags;
 
 	spin_lock_irqsave(&c->lock, flags);
-	if (!sor_st_accepts(c->state, c->client, true, true, EUSRV_SOR_MSG_DATA) ||
-	    !c->rd_pending || c->fin_rcvd ||
-	    !sor_ring_new_tail_ok(c->rcv_tail, tail, c->rcv_req, c->rcv_size)) {
-		sor_bad("conn %u: DATA %u unexpected (state %u, tail %u, asked at %u)\n",
-			c->id, tail, c->state, c->rcv_tail, c->rcv_req);
+	if (!sor_st_accepts(c->state, c->client, true, true, EUSRV_SOR_MSG_DATA)) {
+		sor_bad("conn %u: DATA %u unexpected (state %u)\n",
+			c->id, tail, c->state);
 		goto out;
 	}
-	c->bytes_rcvd += tail - c->rcv_tail;
-	sor_count_add(SOR_S_BYTES_RCVD, tail - c->rcv_tail);
-	c->rcv_tail = tail;
-	c->rd_pending = false;
-	WRITE_ONCE(c->rcv_hdr->want, 0);
-	/* The engine wrote the data before DATA: publish after it. */
-	smp_store_release(&c->rcv_hdr->tail, tail);
-	wake_up_all(&c->wq);
+	sor_count(SOR_S_DATA_IRQS);
+	c->rd_armed = false;
+	if (sor_data_sync_tail_locked(c))
+		wake_up_all(&c->wq);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 }
@@ -190,8 +290,8 @@ void sor_rx_fin(struct sor_conn *c, u32 pos)
 
 	spin_lock_irqsave(&c->lock, flags);
 	if (!sor_st_accepts(c->state, c->client, true, true, EUSRV_SOR_MSG_FIN) ||
-	    c->fin_rcvd || !sor_ring_within(c->rcv_tail, pos, c->rcv_tail)) {
-		/* FIN follows the last SENT, so nothing is still on its way. */
+	    c->fin_rcvd || !sor_data_sync_tail_locked(c) || pos != c->rcv_tail) {
+		/* FIN follows the last SENT, so every byte has landed. */
 		sor_bad("conn %u: FIN %u unexpected (state %u, tail %u)\n",
 			c->id, pos, c->state, c->rcv_tail);
 		goto out;
@@ -199,8 +299,7 @@ void sor_rx_fin(struct sor_conn *c, u32 pos)
 	c->fin_rcvd = true;
 	c->peer_fin = pos;
 	c->eof = true;
-	c->rd_pending = false;
-	WRITE_ONCE(c->rcv_hdr->want, 0);
+	c->rd_armed = false;
 	sor_conn_flags_locked(c);
 	wake_up_all(&c->wq);
 out:
@@ -258,14 +357,36 @@ static void sor_data_failed(void *ctx, int err)
 		sor_conn_put(c);
 }
 
+/* The extents of N bytes from the send head, each within the engine's limit. */
+static u32 sor_data_extents(struct sor_conn *c, u32 n, struct eusrv_cdma_xfer *x)
+{
+	u64 self = (u64)sor_node(), snd = sor_conn_ring_phys(c->snd_data);
+	u64 dst = c->peer_hdr_ga + SOR_RCV_DATA_OFF;
+	struct sor_extent ext[2];
+	unsigned int i;
+	u32 total = 0;
+
+	x->nr_ext = sor_ring_split(c->snd_head, n, c->snd_size, ext);
+	for (i = 0; i < x->nr_ext; i++) {
+		if (ext[i].len > EUSRV_CDMA_MAX_LEN) {
+			ext[i].len = EUSRV_CDMA_MAX_LEN;
+			x->nr_ext = i + 1;
+		}
+	}
+	for (i = 0; i < x->nr_ext; i++) {
+		x->ext[i].src = EUSRV_GA(self, snd + ext[i].off);
+		x->ext[i].dst = dst + ext[i].off;
+		x->ext[i].len = ext[i].len;
+		total += ext[i].len;
+	}
+	return total;
+}
+
 /* Build and submit the reserved transfer (work item or the writer). */
 void sor_data_xfer(struct sor_conn *c)
 {
 	struct eusrv_cdma_xfer x = { .failed = sor_data_failed, .ctx = c };
-	u64 self = (u64)sor_node(), snd = sor_conn_ring_phys(c->snd_data);
-	struct sor_extent ext[2];
 	unsigned long flags;
-	unsigned int i;
 	u32 n, tail;
 	int ret;
 
@@ -278,36 +399,32 @@ void sor_data_xfer(struct sor_conn *c)
 	if (sor_st_open(c->state) && sor_data_check_tail_locked(c, &tail))
 		n = sor_ring_xfer_len(c->snd_head, tail, c->peer_head,
 				      c->snd_size, 2 * EUSRV_CDMA_MAX_LEN);
-	x.nr_ext = sor_ring_split(c->snd_head, n, c->snd_size, ext);
-	/* Each extent fits the engine's length field. */
-	for (i = 0; i < x.nr_ext; i++) {
-		if (ext[i].len > EUSRV_CDMA_MAX_LEN) {
-			ext[i].len = EUSRV_CDMA_MAX_LEN;
-			x.nr_ext = i + 1;
-		}
-	}
-	for (n = 0, i = 0; i < x.nr_ext; i++) {
-		x.ext[i].src = EUSRV_GA(self, snd + ext[i].off);
-		x.ext[i].dst = c->peer_rcv_ga + ext[i].off;
-		x.ext[i].len = ext[i].len;
-		n += ext[i].len;
-	}
+	n = n ? sor_data_extents(c, n, &x) : 0;
 	if (!n) {
 		/* The state changed under us: give the reservation back. */
 		c->busy = false;
-		if (c->state == EUSRV_SOR_ST_ESTABLISHED)
-			c->peer_want = true;
 		sor_data_after_sent_locked(c);
 		spin_unlock_irqrestore(&c->lock, flags);
 		sor_conn_put(c);
 		return;
 	}
 	c->snd_end = c->snd_head + n;
-	x.nr_msg = 2;
-	x.msg[0].node = c->peer_node;
-	x.msg[0].msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA, c->peer_id, c->snd_end);
-	x.msg[1].node = (unsigned int)self;
-	x.msg[1].msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_SENT, c->id, c->snd_end);
+	/* The tail, first where the peer's kernel trusts it, then for its reader. */
+	x.nr_put = 2;
+	x.put[0].dst = c->peer_hdr_ga + SOR_RCV_KTAIL_OFF;
+	x.put[0].val = c->snd_end;
+	x.put[1].dst = c->peer_hdr_ga + offsetof(struct eusrv_sor_ring_hdr, tail);
+	x.put[1].val = c->snd_end;
+	if (c->peer_armed) {
+		c->peer_armed = false;
+		x.msg[x.nr_msg].node = c->peer_node;
+		x.msg[x.nr_msg++].msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA,
+							  c->peer_id, c->id,
+							  c->snd_end);
+	}
+	x.msg[x.nr_msg].node = (unsigned int)sor_node();
+	x.msg[x.nr_msg++].msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_SENT, c->id,
+						  c->id, c->snd_end);
 	c->transfers++;
 	spin_unlock_irqrestore(&c->lock, flags);
 
@@ -328,12 +445,13 @@ void sor_data_fin(struct sor_conn *c)
 	if (c->shut_wr && !c->fin_sent && !c->busy && c->snd_head == c->fin_pos &&
 	    c->state == EUSRV_SOR_ST_ESTABLISHED) {
 		c->fin_sent = true;
-		msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_FIN, c->peer_id, c->fin_pos);
+		msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_FIN, c->peer_id, c->id,
+					c->fin_pos);
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (!msg)
 		return;
-	/* Every byte has its SENT, so DATA is delivered: FIN comes after. */
+	/* Every byte has its SENT, so it has landed: FIN comes after. */
 	ret = eusrv_mbox_send_wait(c->peer_node, msg,
 				   msecs_to_jiffies(SOR_SEND_TIMEOUT_MS));
 	if (ret) {
@@ -343,64 +461,106 @@ void sor_data_fin(struct sor_conn *c)
 	}
 }
 
-/*
- * Make sure a read request is pending if the receive ring is empty
- * (process context).  Returns 0, or the error that failed the connection.
- */
-static int sor_data_ask(struct sor_conn *c, bool wait)
+/* Work item: the messages the mailbox had no room for, waiting for room. */
+void sor_data_notify(struct sor_conn *c)
 {
 	unsigned long flags;
-	u64 msg = 0;
-	u32 head;
-	int ret;
+	u64 msg[3];
+	unsigned int n = 0, i;
 
 	spin_lock_irqsave(&c->lock, flags);
-	if (c->state == EUSRV_SOR_ST_ESTABLISHED && !c->rd_pending &&
-	    !c->eof && !c->shut_rd && sor_data_check_head_locked(c, &head) &&
-	    head == c->rcv_tail) {
-		c->rd_pending = true;
-		c->rcv_req = head;
-		WRITE_ONCE(c->rcv_hdr->want, 1);
-		msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_RDREQ, c->peer_id, head);
+	if (sor_st_open(c->state)) {
+		if (c->owe_credit)
+			msg[n++] = eusrv_sor_msg_pos(EUSRV_SOR_MSG_CREDIT, c->peer_id,
+						     c->id, c->rcv_reported);
+		if (c->owe_arm)
+			msg[n++] = eusrv_sor_msg_pos(EUSRV_SOR_MSG_ARM, c->peer_id,
+						     c->id, c->rd_arm_pos);
+		if (c->owe_data)
+			msg[n++] = eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA, c->peer_id,
+						     c->id, c->snd_head);
 	}
+	c->owe_credit = false;
+	c->owe_arm = false;
+	c->owe_data = false;
 	spin_unlock_irqrestore(&c->lock, flags);
-	if (!msg)
-		return 0;
-	ret = eusrv_mbox_send(c->peer_node, msg);
-	if (ret == -EAGAIN && wait)
-		ret = eusrv_mbox_send_wait(c->peer_node, msg,
-					   msecs_to_jiffies(SOR_SEND_TIMEOUT_MS));
-	if (ret == -EAGAIN) {
-		/* Let the work item wait for queue space. */
-		spin_lock_irqsave(&c->lock, flags);
-		c->rd_pending = false;
-		sor_conn_kick_locked(c, SOR_DO_RDREQ);
-		spin_unlock_irqrestore(&c->lock, flags);
-		return 0;
+	for (i = 0; i < n; i++) {
+		if (eusrv_mbox_send_wait(c->peer_node, msg[i],
+					 msecs_to_jiffies(SOR_SEND_TIMEOUT_MS))) {
+			spin_lock_irqsave(&c->lock, flags);
+			sor_conn_abort_locked(c, EIO, ECONNRESET);
+			spin_unlock_irqrestore(&c->lock, flags);
+			return;
+		}
 	}
-	if (ret) {
-		spin_lock_irqsave(&c->lock, flags);
-		sor_conn_abort_locked(c, EIO, ECONNRESET);
-		spin_unlock_irqrestore(&c->lock, flags);
-		return -EIO;
+}
+
+/*
+ * Give the writer credit if it could run short (or, with FORCE, whenever
+ * the head moved).  Returns 0, or the error that failed the connection.
+ */
+int sor_data_credit(struct sor_conn *c, bool force)
+{
+	unsigned long flags;
+	int ret = 0;
+	u32 head;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->state != EUSRV_SOR_ST_ESTABLISHED || c->eof) {
+		ret = c->state == EUSRV_SOR_ST_RESET ? -EPIPE : 0;
+		goto out;
 	}
-	sor_count(SOR_S_RDREQ_SENT);
-	return 0;
+	if (!sor_data_check_head_locked(c, &head)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (head == c->rcv_reported ||
+	    (!force && !eusrv_sor_credit_due(head, c->rcv_tail, c->rcv_reported,
+					     c->rcv_size)))
+		goto out;
+	c->rcv_reported = head;
+	WRITE_ONCE(c->rcv_hdr->reported, head);
+	sor_count(SOR_S_CREDITS_SENT);
+	sor_data_send_locked(c, eusrv_sor_msg_pos(EUSRV_SOR_MSG_CREDIT,
+						  c->peer_id, c->id, head),
+			     &c->owe_credit);
+out:
+	spin_unlock_irqrestore(&c->lock, flags);
+	return ret;
 }
 
-/* From the work item: a read request that found the queue full. */
-void sor_data_rdreq(struct sor_conn *c)
+/*
+ * Before sleeping for input: ask the peer for DATA once more arrives (ARM
+ * with the tail we have), unless already asked at this tail.  Returns 0,
+ * or the error that failed the connection.
+ */
+int sor_data_arm(struct sor_conn *c)
 {
-	sor_data_ask(c, true);
+	unsigned long flags;
+	int ret = 0;
+	u32 head;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->state != EUSRV_SOR_ST_ESTABLISHED || c->eof || c->shut_rd)
+		goto out;
+	if (!sor_data_check_head_locked(c, &head)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (head != c->rcv_tail || (c->rd_armed && c->rd_arm_pos == c->rcv_tail))
+		goto out;
+	c->rd_armed = true;
+	c->rd_arm_pos = c->rcv_tail;
+	sor_count(SOR_S_ARMS_SENT);
+	sor_data_send_locked(c, eusrv_sor_msg_pos(EUSRV_SOR_MSG_ARM, c->peer_id,
+						  c->id, c->rcv_tail),
+			     &c->owe_arm);
+out:
+	spin_unlock_irqrestore(&c->lock, flags);
+	return ret;
 }
 
-/* From WAIT, poll, read: the caller may not sleep long (poll). */
-int sor_data_request(struct sor_conn *c)
-{
-	return sor_data_ask(c, false);
-}
-
-/* PUSH: the send tail moved while want was set. */
+/* PUSH: the send tail moved while need_push was set. */
 int sor_data_push(struct sor_conn *c)
 {
 	unsigned long flags;
@@ -414,6 +574,8 @@ int sor_data_push(struct sor_conn *c)
 			ret = -EINVAL;
 		else
 			go = sor_data_reserve_locked(c);
+		if (!go && !ret)
+			sor_data_idle_locked(c);
 	} else if (c->state == EUSRV_SOR_ST_RESET) {
 		ret = -(c->so_error ? c->so_error : ECONNRESET);
 	} else if (c->state == EUSRV_SOR_ST_PEER_CLOSED) {

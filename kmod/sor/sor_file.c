@@ -44,17 +44,22 @@ static u64 sor_map_len(const struct sor_conn *c)
 /* What WAIT and poll see: EUSRV_SOR_W_* that hold now. */
 static u32 sor_file_events(struct sor_conn *c)
 {
-	unsigned int st = READ_ONCE(c->state);
+	unsigned long flags;
 	u32 ev = 0, head, tail;
+	unsigned int st;
 
+	spin_lock_irqsave(&c->lock, flags);
+	sor_data_sync_tail_locked(c);
+	st = c->state;
 	head = READ_ONCE(c->rcv_hdr->head);
-	if (READ_ONCE(c->rcv_tail) != head || READ_ONCE(c->eof) ||
-	    READ_ONCE(c->shut_rd) || st == EUSRV_SOR_ST_RESET)
+	if (c->rcv_tail != head || c->eof || c->shut_rd ||
+	    st == EUSRV_SOR_ST_RESET)
 		ev |= EUSRV_SOR_W_RECV;
 	tail = READ_ONCE(c->snd_hdr->tail);
-	if (tail - READ_ONCE(c->snd_head) < c->snd_size ||
-	    st != EUSRV_SOR_ST_ESTABLISHED || READ_ONCE(c->shut_wr))
+	if (tail - c->snd_head < c->snd_size ||
+	    st != EUSRV_SOR_ST_ESTABLISHED || c->shut_wr)
 		ev |= EUSRV_SOR_W_SEND;
+	spin_unlock_irqrestore(&c->lock, flags);
 	return ev;
 }
 
@@ -69,21 +74,34 @@ static int sor_file_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-static struct page *sor_map_page(struct sor_conn *c, u64 off)
+/* Map LEN bytes of kernel memory P (page aligned) at user address AT. */
+static int sor_map_part(struct vm_area_struct *vma, unsigned long at,
+			void *p, unsigned long len)
 {
-	if (off < PAGE_SIZE)
-		return virt_to_page(c->snd_hdr);
-	if (off < sor_map_rcv_hdr(c))
-		return virt_to_page(c->snd_data + (off - sor_map_snd_data(c)));
-	if (off < sor_map_rcv_data(c))
-		return virt_to_page(c->rcv_hdr);
-	return virt_to_page(c->rcv_data + (off - sor_map_rcv_data(c)));
+	return remap_pfn_range(vma, at, sor_conn_ring_phys(p) >> PAGE_SHIFT, len,
+			       vma->vm_page_prot);
 }
 
+/*
+ * The four parts, each physically contiguous, one page-table walk each
+ * (a page at a time cost a good part of connect() under emulation).  The
+ * file keeps the connection, so the memory, while it is mapped.
+ */
 static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct sor_conn *c = file->private_data;
-	unsigned long len = vma->vm_end - vma->vm_start, off;
+	unsigned long len = vma->vm_end - vma->vm_start;
+	const struct {
+		void *p;
+		u64 off;
+		u64 len;
+	} part[] = {
+		{ c->snd_hdr, 0, PAGE_SIZE },
+		{ c->snd_data, sor_map_snd_data(c), c->snd_size },
+		{ c->rcv_hdr, sor_map_rcv_hdr(c), PAGE_SIZE },
+		{ c->rcv_data, sor_map_rcv_data(c), c->rcv_size },
+	};
+	unsigned int i;
 	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
@@ -92,8 +110,9 @@ static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_flags &= ~VM_MAYEXEC;
-	for (off = 0; off < len; off += PAGE_SIZE) {
-		ret = vm_insert_page(vma, vma->vm_start + off, sor_map_page(c, off));
+	for (i = 0; i < ARRAY_SIZE(part) && part[i].off < len; i++) {
+		ret = sor_map_part(vma, vma->vm_start + part[i].off, part[i].p,
+				   min_t(u64, part[i].len, len - part[i].off));
 		if (ret)
 			return ret;
 	}
@@ -162,11 +181,11 @@ static ssize_t sor_file_read(struct file *file, char __user *buf, size_t count,
 			return 0;
 		}
 		spin_unlock_irqrestore(&c->lock, flags);
-		ret = sor_data_request(c);
-		if (ret)
-			return ret;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
+		ret = sor_data_arm(c);
+		if (ret)
+			return ret;
 		if (wait_event_interruptible(c->wq, sor_readable(c)))
 			return -ERESTARTSYS;
 	}
@@ -183,6 +202,7 @@ static ssize_t sor_file_read(struct file *file, char __user *buf, size_t count,
 		smp_store_release(&c->rcv_hdr->head, head + n);
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
+	sor_data_credit(c, false);
 	return n;
 }
 
@@ -191,7 +211,6 @@ static ssize_t sor_write_some(struct sor_conn *c, const char __user *buf,
 			      size_t count, bool nonblock)
 {
 	unsigned long flags;
-	bool go = false;
 	u32 tail, space, n;
 	int err;
 
@@ -228,13 +247,12 @@ static ssize_t sor_write_some(struct sor_conn *c, const char __user *buf,
 	if (c->snd_seen == tail) {
 		/* The data is in the ring before the tail says so. */
 		smp_store_release(&c->snd_hdr->tail, tail + n);
-		go = c->peer_want && sor_data_reserve_locked(c);
 	} else {
 		n = 0;	/* user space wrote meanwhile: ours is overwritten */
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
-	if (go)
-		sor_data_xfer(c);
+	if (n)
+		sor_data_push(c);
 	return n;
 }
 
@@ -266,10 +284,10 @@ static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &c->wq, wait);
 	ev = sor_file_events(c);
-	/* Asking for input starts a read request, as WAIT does. */
+	/* Waiting for input asks the peer for DATA, as WAIT does. */
 	if (!(ev & EUSRV_SOR_W_RECV) &&
 	    (poll_requested_events(wait) & (EPOLLIN | EPOLLRDNORM))) {
-		sor_data_request(c);
+		sor_data_arm(c);
 		ev = sor_file_events(c);
 	}
 	if (ev & EUSRV_SOR_W_RECV)
@@ -332,12 +350,18 @@ static long sor_ioc_wait(struct sor_conn *c, void __user *arg)
 	    w.reserved || w.timeout_ns < -1)
 		return -EINVAL;
 	if (w.events & EUSRV_SOR_W_RECV) {
-		ret = sor_data_request(c);
-		if (ret && ret != -EIO)
+		/* The writer must not run short while we wait. */
+		ret = sor_data_credit(c, false);
+		if (ret == -EINVAL)
 			return ret;
 	}
 	rev = sor_file_events(c) & w.events;
 	if (!rev && !(w.flags & EUSRV_SOR_F_NONBLOCK) && w.timeout_ns) {
+		if (w.events & EUSRV_SOR_W_RECV) {
+			ret = sor_data_arm(c);
+			if (ret == -EINVAL)
+				return ret;
+		}
 		tmo = max_t(long, 1, nsecs_to_jiffies(w.timeout_ns));
 		if (w.timeout_ns < 0)
 			left = wait_event_interruptible(c->wq,
@@ -422,6 +446,8 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return sor_ioc_info(c, uarg);
 	case EUSRV_SOR_PUSH:
 		return sor_data_push(c);
+	case EUSRV_SOR_CREDIT:
+		return sor_data_credit(c, false);
 	case EUSRV_SOR_WAIT:
 		return sor_ioc_wait(c, uarg);
 	case EUSRV_SOR_SHUTDOWN:
@@ -439,8 +465,11 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	case EUSRV_SOR_LOCK_WAKE:
 		return sor_ioc_lock(c, uarg, false);
 	case FIONREAD:
+		spin_lock_irqsave(&c->lock, flags);
+		sor_data_sync_tail_locked(c);
 		head = READ_ONCE(c->rcv_hdr->head);
-		n = (int)min_t(u32, READ_ONCE(c->rcv_tail) - head, c->rcv_size);
+		n = (int)min_t(u32, c->rcv_tail - head, c->rcv_size);
+		spin_unlock_irqrestore(&c->lock, flags);
 		return put_user(n, (int __user *)uarg);
 	case TIOCOUTQ:
 		tail = READ_ONCE(c->snd_hdr->tail);

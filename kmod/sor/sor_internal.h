@@ -23,6 +23,7 @@
 #include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -40,6 +41,13 @@ struct file;
 struct net;
 struct socket;
 
+/*
+ * The receive block, [rcv hdr][kernel page][rcv data]: offsets from the
+ * address ADDR names.  The nodes of a board share one page size.
+ */
+#define SOR_RCV_KTAIL_OFF	PAGE_SIZE
+#define SOR_RCV_DATA_OFF	(2 * PAGE_SIZE)
+
 /* A control file (/dev/eusrv_sor, one per process). */
 struct sor_ctl {
 	struct mutex mutex;		/* listeners, notes */
@@ -53,12 +61,12 @@ struct sor_ctl {
 
 /* Work a connection's work item has to do (sor_conn.todo bits). */
 enum sor_todo {
-	SOR_DO_XFER,		/* a transfer to the waiting peer */
+	SOR_DO_XFER,		/* a transfer the credit allows */
 	SOR_DO_FIN,		/* FIN after the last byte */
 	SOR_DO_NACK,		/* (re)send our NACK request */
 	SOR_DO_REPLY,		/* answer the peer's NACK request */
 	SOR_DO_TIMER,		/* the timer fired */
-	SOR_DO_RDREQ,		/* send a read request */
+	SOR_DO_NOTIFY,		/* a message the mailbox had no room for */
 	SOR_DO_RETIRE,		/* check whether it can go */
 };
 
@@ -83,39 +91,59 @@ struct sor_conn {
 	u32 snd_size;
 	u32 rcv_size;
 
-	/* The mapping: [snd hdr][snd data][rcv hdr][rcv data]. */
+	/*
+	 * The mapping: [snd hdr][snd data][rcv hdr][rcv data].  The receive
+	 * side is one block, [rcv hdr][kernel page][rcv data], whose address
+	 * the peer learns from ADDR: its engine writes the data, then the
+	 * new tail into our kernel page (the value we trust) and into the
+	 * mapped header (the value a spinning reader sees).
+	 */
 	struct eusrv_sor_ring_hdr *snd_hdr;
 	struct eusrv_sor_ring_hdr *rcv_hdr;
 	void *snd_data;
 	void *rcv_data;
-	u64 peer_rcv_ga;		/* global address of the peer's rcv data */
+	void *rcv_blk;
+	u32 *rcv_ktail;
+	bool peer_may_write;		/* it has our ADDR and has not confirmed the end */
+	u64 peer_hdr_ga;		/* global address of the peer's rcv block */
 
 	/* Send side (kernel copies; user space writes only the tail). */
 	u32 snd_head;			/* confirmed by SENT */
 	u32 snd_seen;			/* last user tail accepted */
 	u32 snd_end;			/* end of the transfer in flight */
-	u32 peer_head;			/* the peer's receive head (RDREQ) */
-	bool peer_want;			/* its read request is pending */
+	u32 peer_head;			/* the peer's receive head (CREDIT) */
+	bool peer_armed;		/* the peer sleeps: notify it (ARM) */
+	u32 peer_arm_pos;		/* ... it has seen the data up to here */
 	bool busy;			/* a transfer is in flight */
 	bool shut_wr;
 	bool fin_sent;
 	u32 fin_pos;
 
 	/* Receive side (user space writes only the head). */
-	u32 rcv_tail;
+	u32 rcv_tail;			/* from *rcv_ktail, checked */
 	u32 rcv_seen;			/* last user head accepted */
-	u32 rcv_req;			/* the head our read request named */
-	bool rd_pending;		/* our read request is pending */
+	u32 rcv_reported;		/* the head our last CREDIT named */
+	bool rd_armed;			/* our ARM awaits its DATA */
+	u32 rd_arm_pos;
 	bool fin_rcvd;
 	u32 peer_fin;
 	bool eof;
 	bool shut_rd;
+
+	/* Messages the mailbox had no room for, sent by the work item. */
+	bool owe_credit;
+	bool owe_arm;
+	bool owe_data;
 
 	/* NACK handshake (docs/protocol.md section 5). */
 	bool nack_pending;		/* our request awaits its reply */
 	bool reply_owed;		/* the peer's request, after the transfer */
 	unsigned int nack_reason;
 	unsigned int nack_tries;
+
+	/* Liveness of the connection itself (sor_keepalive.c). */
+	unsigned long heard;		/* jiffies of the last message on it */
+	unsigned long probed;		/* jiffies of our last PROBE */
 
 	unsigned long todo;		/* enum sor_todo bits */
 	struct work_struct work;
@@ -146,8 +174,8 @@ enum sor_stat {
 	SOR_S_BYTES_RCVD,
 	SOR_S_TRANSFERS,
 	SOR_S_XFER_ERRORS,
-	SOR_S_RDREQ_SENT,
-	SOR_S_RDREQ_RCVD,
+	SOR_S_CREDITS_SENT,
+	SOR_S_CREDITS_RCVD,
 	SOR_S_NACKS_SENT,
 	SOR_S_NACKS_RCVD,
 	SOR_S_NACK_RESENDS,
@@ -155,6 +183,11 @@ enum sor_stat {
 	SOR_S_BAD_USER,
 	SOR_S_PEER_RESETS,
 	SOR_S_NOTES,
+	SOR_S_ARMS_SENT,
+	SOR_S_DATA_IRQS,
+	SOR_S_RESETS_SENT,
+	SOR_S_RESETS_RCVD,
+	SOR_S_PROBES_SENT,
 	SOR_NR_STATS
 };
 
@@ -193,25 +226,29 @@ bool sor_conn_may_retire_locked(struct sor_conn *c);
 unsigned int sor_conn_count(void);
 void sor_conn_for_each(void (*fn)(struct sor_conn *c, void *arg), void *arg);
 void sor_conn_reset_node(unsigned int node, int err);
+int sor_conn_forget(unsigned int id);
 void sor_conn_exit(void);
 u64 sor_conn_ring_phys(void *p);
 
 /* sor_data.c */
-void sor_rx_rdreq(struct sor_conn *c, u32 head);
+void sor_rx_credit(struct sor_conn *c, u32 head);
+void sor_rx_arm(struct sor_conn *c, u32 pos);
 void sor_rx_data(struct sor_conn *c, u32 tail);
 void sor_rx_sent(struct sor_conn *c, u32 head);
 void sor_rx_fin(struct sor_conn *c, u32 pos);
 void sor_data_xfer(struct sor_conn *c);
 void sor_data_fin(struct sor_conn *c);
-void sor_data_rdreq(struct sor_conn *c);
+void sor_data_notify(struct sor_conn *c);
 bool sor_data_check_tail_locked(struct sor_conn *c, u32 *tail);
 bool sor_data_check_head_locked(struct sor_conn *c, u32 *head);
+bool sor_data_sync_tail_locked(struct sor_conn *c);
 int sor_data_push(struct sor_conn *c);
-int sor_data_request(struct sor_conn *c);
-int sor_data_want_locked(struct sor_conn *c);
+int sor_data_credit(struct sor_conn *c, bool wait);
+int sor_data_arm(struct sor_conn *c);
 bool sor_data_try_xfer_locked(struct sor_conn *c);
-bool sor_data_reserve_locked(struct sor_conn *c);
+void sor_data_idle_locked(struct sor_conn *c);
 void sor_data_after_sent_locked(struct sor_conn *c);
+void sor_data_established_locked(struct sor_conn *c);
 
 /* sor_nack.c */
 void sor_rx_nack(unsigned int src, unsigned int id, u64 msg);
@@ -238,20 +275,40 @@ void sor_setup_drop_dummy(struct sor_conn *c);
 int sor_setup_init(void);
 void sor_setup_exit(void);
 
+/* sor_debugfs.c */
+void sor_debugfs_init(void);
+void sor_debugfs_exit(void);
+
 /* sor_file.c */
 int sor_file_open(struct sor_conn *c, u32 flags);
 
 /* sor_keepalive.c */
 void sor_rx_keepalive(unsigned int src, u64 msg);
+void sor_rx_probe(struct sor_conn *c, unsigned int kind);
 void sor_ka_heard(unsigned int node);
 void sor_ka_tx_error(unsigned int node, u32 status);
 u64 sor_ka_nodes_up(void);
 void sor_ka_start(void);
 void sor_ka_stop(void);
 
+/* sor_pool.c */
+void *sor_pool_get(size_t len);
+void sor_pool_put(void *p, size_t len);
+void sor_pool_init(void);
+void sor_pool_exit(void);
+
+/* sor_quarantine.c */
+void sor_quar_add(unsigned int node, void *blk, size_t len);
+void sor_quar_node_back(unsigned int node);
+void sor_quar_node_gone(unsigned int node);
+void sor_quar_tick(void);
+u64 sor_quar_bytes(void);
+void sor_quar_exit(void);
+
 /* sor_rx.c */
 int sor_rx_init(void);
 void sor_rx_exit(void);
 int sor_send(unsigned int node, u64 msg);
+void sor_send_rst(unsigned int node, unsigned int to_id, unsigned int unknown_id);
 
 #endif /* EUSRV_SOR_INTERNAL_H */

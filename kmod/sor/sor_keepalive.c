@@ -8,6 +8,12 @@
  * are reset with ECONNRESET.  A down node heard from again (it was only
  * frozen or cut off) is told KEEPALIVE(reset), so that it drops its side
  * of those connections too instead of waiting on them for ever.
+ *
+ * A node that answers can still have forgotten one connection: so a
+ * connection that waits for its peer (a sleeper, queued data, a flush)
+ * and has heard nothing on it for SOR_PROBE_MS asks the peer with PROBE.
+ * The peer answers with an echo if it knows the connection, with RST if
+ * it does not (sor_rx.c), so no connection waits for ever on a live peer.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -47,6 +53,7 @@ void sor_ka_heard(unsigned int node)
 		pr_info("node %u is back: telling it to reset its connections with us\n",
 			node);
 		sor_send(node, eusrv_sor_msg_keepalive(EUSRV_SOR_KA_RESET, 0));
+		sor_quar_node_back(node);
 	}
 }
 
@@ -70,6 +77,8 @@ void sor_ka_tx_error(unsigned int node, u32 status)
 {
 	if (node >= EUSRV_MAX_NODES)
 		return;
+	if (status == EUSRV_MBOX_ST_DECERR)
+		sor_quar_node_gone(node);
 	sor_ka_mark_down(node, status == EUSRV_MBOX_ST_DECERR ? "not on the board" :
 			 status == EUSRV_MBOX_ST_DISABLED ? "mailbox disabled" :
 			 "mailbox full");
@@ -107,6 +116,56 @@ void sor_rx_keepalive(unsigned int src, u64 msg)
 						      eusrv_sor_ka_seq(msg)));
 }
 
+/* PROBE from the peer of C: answer it; an echo only counts as hearing from it. */
+void sor_rx_probe(struct sor_conn *c, unsigned int kind)
+{
+	if (kind == EUSRV_SOR_PROBE_ASK)
+		sor_send(c->peer_node, eusrv_sor_msg_probe(c->peer_id, c->id,
+							   EUSRV_SOR_PROBE_ECHO));
+	else if (kind != EUSRV_SOR_PROBE_ECHO)
+		sor_bad("conn %u: PROBE of kind %u from node %u\n", c->id, kind,
+			c->peer_node);
+}
+
+/* Whether C waits on its peer: a sleeper, bytes not yet taken, a flush. */
+static bool sor_ka_waits(struct sor_conn *c)
+{
+	if (c->state == EUSRV_SOR_ST_CLOSING || c->busy)
+		return true;
+	if (c->state != EUSRV_SOR_ST_ESTABLISHED)
+		return false;
+	return wq_has_sleeper(&c->wq) ||
+	       READ_ONCE(c->snd_hdr->tail) != c->snd_head;
+}
+
+struct sor_ka_probe {
+	unsigned long now;
+	unsigned int budget;
+};
+
+/* Under the table lock: PROBE C if it waited SOR_PROBE_MS in silence. */
+static void sor_ka_probe_one(struct sor_conn *c, void *arg)
+{
+	struct sor_ka_probe *p = arg;
+	unsigned long quiet = msecs_to_jiffies(SOR_PROBE_MS);
+	u64 msg = 0;
+
+	if (!p->budget)
+		return;
+	spin_lock(&c->lock);
+	if (c->peer_id != EUSRV_SOR_NO_ID && c->have_addr && sor_ka_waits(c) &&
+	    time_after(p->now, READ_ONCE(c->heard) + quiet) &&
+	    time_after(p->now, c->probed + quiet)) {
+		c->probed = p->now;
+		msg = eusrv_sor_msg_probe(c->peer_id, c->id, EUSRV_SOR_PROBE_ASK);
+	}
+	spin_unlock(&c->lock);
+	if (msg && !sor_send(c->peer_node, msg)) {
+		sor_count(SOR_S_PROBES_SENT);
+		p->budget--;
+	}
+}
+
 static void sor_ka_peer(struct sor_conn *c, void *arg)
 {
 	u64 *nodes = arg;
@@ -121,10 +180,12 @@ static void sor_ka_fn(struct work_struct *w)
 	unsigned long dead = msecs_to_jiffies(SOR_KA_DEAD_MS), now = jiffies;
 	unsigned int nodes = eusrv_mbox_nodes(), n;
 	u64 peers = 0, down, silent = 0;
+	struct sor_ka_probe probe = { .now = now, .budget = SOR_PROBE_BUDGET };
 	int self = sor_node();
 	u32 seq;
 
 	sor_conn_for_each(sor_ka_peer, &peers);
+	sor_conn_for_each(sor_ka_probe_one, &probe);
 	spin_lock_irq(&sor_ka_lock);
 	down = sor_ka_down;
 	seq = ++sor_ka_seq;
@@ -140,6 +201,7 @@ static void sor_ka_fn(struct work_struct *w)
 			sor_ka_mark_down(n, "no answer to keepalives");
 		sor_send(n, eusrv_sor_msg_keepalive(EUSRV_SOR_KA_PROBE, seq));
 	}
+	sor_quar_tick();
 	queue_delayed_work(sor_wq, &sor_ka_work,
 			   msecs_to_jiffies(SOR_KA_PERIOD_MS));
 }

@@ -204,8 +204,8 @@ static long sor_ctl_stats(void __user *arg)
 	st.bytes_rcvd = atomic64_read(&sor_stats[SOR_S_BYTES_RCVD]);
 	st.transfers = atomic64_read(&sor_stats[SOR_S_TRANSFERS]);
 	st.transfer_errors = atomic64_read(&sor_stats[SOR_S_XFER_ERRORS]);
-	st.read_requests_sent = atomic64_read(&sor_stats[SOR_S_RDREQ_SENT]);
-	st.read_requests_rcvd = atomic64_read(&sor_stats[SOR_S_RDREQ_RCVD]);
+	st.credits_sent = atomic64_read(&sor_stats[SOR_S_CREDITS_SENT]);
+	st.credits_rcvd = atomic64_read(&sor_stats[SOR_S_CREDITS_RCVD]);
 	st.nacks_sent = atomic64_read(&sor_stats[SOR_S_NACKS_SENT]);
 	st.nacks_rcvd = atomic64_read(&sor_stats[SOR_S_NACKS_RCVD]);
 	st.nack_resends = atomic64_read(&sor_stats[SOR_S_NACK_RESENDS]);
@@ -214,6 +214,12 @@ static long sor_ctl_stats(void __user *arg)
 	st.peer_resets = atomic64_read(&sor_stats[SOR_S_PEER_RESETS]);
 	st.notes = atomic64_read(&sor_stats[SOR_S_NOTES]);
 	st.nodes_up = sor_ka_nodes_up();
+	st.arms_sent = atomic64_read(&sor_stats[SOR_S_ARMS_SENT]);
+	st.data_irqs = atomic64_read(&sor_stats[SOR_S_DATA_IRQS]);
+	st.resets_sent = atomic64_read(&sor_stats[SOR_S_RESETS_SENT]);
+	st.resets_rcvd = atomic64_read(&sor_stats[SOR_S_RESETS_RCVD]);
+	st.probes_sent = atomic64_read(&sor_stats[SOR_S_PROBES_SENT]);
+	st.quarantined = sor_quar_bytes();
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 
@@ -294,10 +300,13 @@ static struct platform_driver sor_driver = {
 
 static void sor_teardown(void)
 {
+	sor_debugfs_exit();
 	sor_ka_stop();
 	sor_rx_exit();
 	sor_setup_exit();
 	sor_conn_exit();
+	sor_quar_exit();
+	sor_pool_exit();
 	destroy_workqueue(sor_wq);
 }
 
@@ -308,14 +317,17 @@ static int __init sor_init(void)
 	sor_wq = alloc_workqueue("eusrv_sor", WQ_UNBOUND, 0);
 	if (!sor_wq)
 		return -ENOMEM;
+	sor_pool_init();
 	ret = sor_setup_init();
 	if (!ret)
 		ret = sor_rx_init();
 	if (ret) {
+		sor_pool_exit();
 		destroy_workqueue(sor_wq);
 		return ret;
 	}
 	sor_ka_start();
+	sor_debugfs_init();
 	ret = misc_register(&sor_misc);
 	if (ret)
 		goto fail;

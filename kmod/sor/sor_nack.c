@@ -164,6 +164,9 @@ static void sor_nack_request_locked(struct sor_conn *c,
 	unsigned int reason = n->reason, old = c->state, next;
 	int err;
 
+	/* The peer asks only once its own transfers have ended. */
+	c->peer_may_write = false;
+	sor_data_sync_tail_locked(c);
 	if (reason > SOR_NACK_MAX_ERRNO)
 		reason = ECONNRESET;
 	/*
@@ -174,9 +177,7 @@ static void sor_nack_request_locked(struct sor_conn *c,
 		reason = ECONNRESET;
 	err = sor_st_nack_errno(reason);
 	next = sor_st_on_nack(old, reason);
-	c->peer_want = false;
-	if (c->snd_hdr)
-		WRITE_ONCE(c->snd_hdr->want, 0);
+	c->peer_armed = false;
 	if (next != old)
 		sor_conn_set_state_locked(c, next, next == EUSRV_SOR_ST_RESET ?
 					  (err ? err : ECONNRESET) : 0);
@@ -197,6 +198,8 @@ static void sor_nack_rx_locked(struct sor_conn *c, unsigned int src,
 	if (n->kind == EUSRV_SOR_NACK_REQUEST) {
 		sor_nack_request_locked(c, n);
 	} else if (c->nack_pending) {
+		/* It answers only once its own transfer has ended. */
+		c->peer_may_write = false;
 		c->nack_pending = false;
 		if (c->state == EUSRV_SOR_ST_NACK_WAIT)
 			sor_conn_set_state_locked(c, EUSRV_SOR_ST_RESET, 0);
@@ -250,6 +253,8 @@ void sor_nack_release(struct sor_conn *c)
 
 	spin_lock_irqsave(&c->lock, flags);
 	c->released = true;
+	/* What landed, counted, whatever the state. */
+	sor_data_sync_tail_locked(c);
 	if (sor_st_open(c->state)) {
 		if (sor_data_check_tail_locked(c, &tail))
 			queued = tail - c->snd_head;
@@ -265,8 +270,7 @@ void sor_nack_release(struct sor_conn *c)
 		c->progress = jiffies;
 		sor_conn_set_state_locked(c, EUSRV_SOR_ST_CLOSING, 0);
 		sor_conn_arm_locked(c, SOR_LINGER_MS);
-		if (c->peer_want)
-			sor_data_try_xfer_locked(c);
+		sor_data_idle_locked(c);
 		break;
 	case SOR_CLOSE_NACK:
 		sor_nack_start_locked(c, reason);

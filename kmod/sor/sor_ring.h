@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Ring arithmetic of sockets over RDMA (docs/protocol.md sections 1 and 4):
- * free-running 32-bit stream positions on power-of-two rings, the split of
- * a transfer at the ring's end into at most two extents, and the checks of
- * positions that user space or a peer wrote.  No state, no hardware.
+ * free-running 32-bit stream positions on power-of-two rings, the credit
+ * window, the split of a transfer at the ring's end into at most two
+ * extents, and the checks of positions that user space or a peer wrote.
+ * No state, no hardware.
  */
 #ifndef EUSRV_SOR_RING_H
 #define EUSRV_SOR_RING_H
@@ -56,8 +57,9 @@ static inline bool sor_ring_head_ok(u32 seen, u32 head, u32 tail)
 }
 
 /*
- * A position a peer reported, e.g. its receive head in a read request: it
- * must lie between the last one (LAST) and what was sent so far (SENT).
+ * A position a peer reported, its receive head in a CREDIT or the tail it
+ * has seen in an ARM: between the last one (LAST) and what was sent so
+ * far (SENT).
  */
 static inline bool sor_ring_peer_pos_ok(u32 last, u32 pos, u32 sent)
 {
@@ -65,13 +67,26 @@ static inline bool sor_ring_peer_pos_ok(u32 last, u32 pos, u32 sent)
 }
 
 /*
- * A new receive tail from DATA: more than the current TAIL, and no more
- * than SIZE bytes beyond the head that our read request offered (REQ).
+ * A receive tail the peer's engine wrote (NEW_TAIL): forward from the one
+ * we had (TAIL), never more than SIZE bytes beyond the head our last
+ * credit named (REPORTED).  Equal is fine: nothing new.
  */
-static inline bool sor_ring_new_tail_ok(u32 tail, u32 new_tail, u32 req,
+static inline bool sor_ring_new_tail_ok(u32 tail, u32 new_tail, u32 reported,
 					u32 size)
 {
-	return new_tail != tail && sor_ring_within(tail, new_tail, req + size);
+	return sor_ring_within(tail, new_tail, reported + size);
+}
+
+/*
+ * The credit left: how many bytes beyond END (sent so far) the receiver
+ * has room for, by its last credit (its head PEER_HEAD); 0 when the window
+ * is closed.  A PEER_HEAD past END is impossible (checked on arrival).
+ */
+static inline u32 sor_ring_window(u32 peer_head, u32 end, u32 size)
+{
+	u32 used = end - peer_head;
+
+	return used >= size ? 0 : size - used;
 }
 
 /*

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * eusrv_sor mailbox handlers: message types 0x1..0x8 of docs/protocol.md
+ * eusrv_sor mailbox handlers: message types 0x1..0xb of docs/protocol.md
  * section 2.  Hard-IRQ context: find the connection, check that the
- * message comes from its peer, and hand it to the part of the protocol it
- * belongs to, which only updates state, wakes sleepers and queues work.
+ * message comes from its peer (node and id: every connection message names
+ * both ends), answer one for a connection we do not have with RST, and
+ * hand the rest to the part of the protocol it belongs to, which only
+ * updates state, wakes sleepers and queues work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,51 +21,105 @@ int sor_send(unsigned int node, u64 msg)
 	return eusrv_mbox_send(node, msg);
 }
 
+/*
+ * A message named our id UNKNOWN_ID, which is not in use with its sender
+ * TO_ID on NODE: tell it, as TCP answers a segment for no connection with
+ * RST, so that it never waits on a connection we forgot.
+ */
+void sor_send_rst(unsigned int node, unsigned int to_id, unsigned int unknown_id)
+{
+	if (to_id >= EUSRV_SOR_NO_ID)
+		return;
+	if (!sor_send(node, eusrv_sor_msg_rst(to_id, unknown_id)))
+		sor_count(SOR_S_RESETS_SENT);
+}
+
+/* Whether C is the connection with the sender of a message (c->lock not needed). */
+static bool sor_rx_from_peer(struct sor_conn *c, unsigned int src,
+			     unsigned int from)
+{
+	unsigned int peer = READ_ONCE(c->peer_id);
+
+	/* A client learns its peer's id from ACCEPT, the first it sends. */
+	return src == c->peer_node && (peer == from || peer == EUSRV_SOR_NO_ID);
+}
+
+/* RST: the peer does not know the connection (any more). */
+static void sor_rx_rst(struct sor_conn *c)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	sor_count(SOR_S_RESETS_RCVD);
+	/* Nothing to hand back, nobody to answer, nothing coming. */
+	c->peer_may_write = false;
+	c->nack_pending = false;
+	c->reply_owed = false;
+	if (c->state == EUSRV_SOR_ST_NACK_WAIT)
+		c->state = EUSRV_SOR_ST_RESET;
+	sor_conn_abort_locked(c, ECONNRESET, 0);
+	sor_conn_kick_locked(c, SOR_DO_RETIRE);
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
 static void sor_rx_conn_msg(unsigned int src, unsigned int type,
 			    unsigned int id, u64 msg)
 {
-	struct sor_conn *c = sor_conn_get(id);
+	unsigned int from = eusrv_sor_from_decode(msg);
+	struct sor_conn *c;
 
-	if (!c) {
-		/*
-		 * A data-path message names only our id, not the sender's:
-		 * there is no one to answer.  The sender's keepalives or
-		 * NACK timeouts end its side.
-		 */
-		sor_bad("message %#llx from node %u: connection %u not in use\n",
-			msg, src, id);
+	if (type == EUSRV_SOR_MSG_SENT) {
+		/* Our own engine's note. */
+		c = src == (unsigned int)sor_node() ? sor_conn_get(id) : NULL;
+		if (c && eusrv_sor_pos_wellformed(msg) && from == id)
+			sor_rx_sent(c, eusrv_sor_pos_decode(msg));
+		else
+			sor_bad("SENT %#llx from node %u for no transfer\n", msg, src);
+		if (c)
+			sor_conn_put(c);
 		return;
 	}
-	if (type == EUSRV_SOR_MSG_SENT ? src != (unsigned int)sor_node() :
-	    src != c->peer_node) {
-		sor_bad("conn %u: message %#llx from node %u, not from its peer node %u\n",
-			id, msg, src, c->peer_node);
+	if (type != EUSRV_SOR_MSG_CONNRPL && type != EUSRV_SOR_MSG_PROBE &&
+	    !eusrv_sor_pos_wellformed(msg)) {
+		sor_bad("malformed message %#llx from node %u\n", msg, src);
+		return;
+	}
+	c = sor_conn_get(id);
+	if (!c || !sor_rx_from_peer(c, src, from)) {
+		/* Not ours, or not with this peer: reset the sender's side. */
+		sor_bad("message %#llx from node %u: connection %u not in use with %u\n",
+			msg, src, id, from);
+		if (type != EUSRV_SOR_MSG_RST)
+			sor_send_rst(src, from, id);
 		goto out;
 	}
-	if (type != EUSRV_SOR_MSG_CONNRPL && !eusrv_sor_pos_wellformed(msg)) {
-		sor_bad("conn %u: malformed message %#llx from node %u\n",
-			id, msg, src);
-		goto out;
-	}
+	WRITE_ONCE(c->heard, jiffies);
 	switch (type) {
 	case EUSRV_SOR_MSG_CONNRPL:
 		sor_rx_connrpl(c, src, msg);
 		break;
-	case EUSRV_SOR_MSG_RDREQ:
-		sor_rx_rdreq(c, eusrv_sor_pos_decode(msg));
+	case EUSRV_SOR_MSG_CREDIT:
+		sor_rx_credit(c, eusrv_sor_pos_decode(msg));
+		break;
+	case EUSRV_SOR_MSG_ARM:
+		sor_rx_arm(c, eusrv_sor_pos_decode(msg));
 		break;
 	case EUSRV_SOR_MSG_DATA:
 		sor_rx_data(c, eusrv_sor_pos_decode(msg));
 		break;
-	case EUSRV_SOR_MSG_SENT:
-		sor_rx_sent(c, eusrv_sor_pos_decode(msg));
-		break;
 	case EUSRV_SOR_MSG_FIN:
 		sor_rx_fin(c, eusrv_sor_pos_decode(msg));
 		break;
+	case EUSRV_SOR_MSG_PROBE:
+		sor_rx_probe(c, eusrv_sor_kind_decode(msg));
+		break;
+	case EUSRV_SOR_MSG_RST:
+		sor_rx_rst(c);
+		break;
 	}
 out:
-	sor_conn_put(c);
+	if (c)
+		sor_conn_put(c);
 }
 
 static void sor_rx(void *ctx, unsigned int src, u64 msg)

@@ -285,7 +285,13 @@ static int sor_dummy_connect(struct sor_conn *c, struct net *net, __be32 addr)
 
 	sin.sin_addr.s_addr = addr;
 	sin.sin_port = htons(c->lport);
-	return kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin), 0);
+	/*
+	 * Not waiting for the handshake: the client may go on at once (its
+	 * data waits in our ring until the program accepts), and a dummy
+	 * that never completes is an unclaimed connection (SOR_UNCLAIMED_MS).
+	 */
+	ret = kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin), O_NONBLOCK);
+	return ret == -EINPROGRESS ? 0 : ret;
 }
 
 static int sor_setup_send(unsigned int node, u64 msg)
@@ -326,10 +332,13 @@ static void sor_setup_serve(struct work_struct *w)
 		ret = sor_dummy_connect(c, r->net, r->addr);
 	}
 	if (!ret) {
-		frame = sor_conn_ring_phys(c->rcv_data);
+		frame = sor_conn_ring_phys(c->rcv_blk);
 		ret = sor_setup_send(node, eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc));
+		/* From now on the client's engine may write into our block. */
+		c->peer_may_write = true;
 		if (!ret)
-			ret = sor_setup_send(node, eusrv_sor_msg_addr(c->peer_id, frame));
+			ret = sor_setup_send(node, eusrv_sor_msg_addr(c->peer_id, c->id,
+								      frame));
 		why = ECONNABORTED;
 	}
 	spin_lock_irqsave(&c->lock, flags);
@@ -430,16 +439,26 @@ void sor_rx_connrpl(struct sor_conn *c, unsigned int src, u64 msg)
 		   sor_st_accepts(c->state, c->client,
 				  c->peer_id != EUSRV_SOR_NO_ID, c->have_addr,
 				  SOR_MSG_ADDR)) {
-		if (eusrv_msg_payload(msg) & GENMASK_ULL(43, 28)) {
+		if (eusrv_msg_payload(msg) & GENMASK_ULL(31, 28)) {
 			sor_bad("conn %u: bad ADDR %#llx from node %u\n",
 				c->id, msg, src);
 			goto out;
 		}
 		addr = eusrv_sor_addr_decode(msg);
-		/* Always inside the peer's own memory: the GA names its node. */
-		c->peer_rcv_ga = EUSRV_GA((u64)c->peer_node, addr);
+		/*
+		 * Always inside the peer's own memory (the GA names its node),
+		 * and the whole block inside its RAM.
+		 */
+		if (addr + SOR_RCV_DATA_OFF + (1ULL << c->snd_shift) >
+		    EUSRV_GA_BLOCKS) {
+			sor_bad("conn %u: ADDR %#llx beyond node %u's RAM\n",
+				c->id, addr, src);
+			goto out;
+		}
+		c->peer_hdr_ga = EUSRV_GA((u64)c->peer_node, addr);
 		c->have_addr = true;
 		if (!c->client) {
+			sor_data_established_locked(c);
 			sor_conn_set_state_locked(c, EUSRV_SOR_ST_ESTABLISHED, 0);
 			sor_count(SOR_S_OPENED);
 			/* Until ACCEPT claims it. */
@@ -682,6 +701,7 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	/* Established before our ADDR goes: the server may ask at once. */
 	spin_lock_irqsave(&c->lock, flags);
 	if (c->state == EUSRV_SOR_ST_CONNECTING && c->have_addr) {
+		sor_data_established_locked(c);
 		sor_conn_set_state_locked(c, EUSRV_SOR_ST_ESTABLISHED, 0);
 		ret = 0;
 	} else {
@@ -690,9 +710,10 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (ret)
 		return sor_connect_fail(c, ECONNREFUSED);
+	c->peer_may_write = true;
 	ret = sor_setup_send(rq->node,
-			     eusrv_sor_msg_addr(c->peer_id,
-						sor_conn_ring_phys(c->rcv_data)));
+			     eusrv_sor_msg_addr(c->peer_id, c->id,
+						sor_conn_ring_phys(c->rcv_blk)));
 	if (!ret)
 		ret = sor_file_open(c, rq->flags);
 	if (ret < 0) {

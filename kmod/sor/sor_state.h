@@ -31,6 +31,9 @@
 #define SOR_LINGER_MS		5000U	/* close: no progress flushing */
 #define SOR_KA_PERIOD_MS	500U
 #define SOR_KA_DEAD_MS		2500U	/* + one period: reset within 3 s */
+/* A waiting connection silent this long asks its peer (PROBE). */
+#define SOR_PROBE_MS		1000U
+#define SOR_PROBE_BUDGET	32U	/* PROBEs per keepalive period */
 
 /* Sub-kinds of CONNRPL, as one "type" for sor_st_accepts(). */
 #define SOR_MSG_ACCEPT		0x10U
@@ -50,8 +53,9 @@ static inline bool sor_st_accepts(unsigned int state, bool client,
 		return (state == EUSRV_SOR_ST_CONNECTING && client &&
 			have_peer_id && !have_addr) ||
 		       (state == EUSRV_SOR_ST_ACCEPTING && !client && !have_addr);
-	case EUSRV_SOR_MSG_RDREQ:
-		/* We still send to a peer that asks while we flush on close. */
+	case EUSRV_SOR_MSG_CREDIT:
+	case EUSRV_SOR_MSG_ARM:
+		/* We still send to a peer that gives credit while we flush on close. */
 		return state == EUSRV_SOR_ST_ESTABLISHED ||
 		       state == EUSRV_SOR_ST_CLOSING;
 	case EUSRV_SOR_MSG_DATA:
@@ -167,7 +171,18 @@ static inline unsigned int sor_st_on_abort(unsigned int state)
 	}
 }
 
-/* Whether a connection in STATE still moves data (reads requests etc.). */
+/*
+ * Whether a CREDIT or ARM in STATE is one that crossed our own close or
+ * the peer's (it asks for data we will never send): dropped, not counted
+ * as bad.
+ */
+static inline bool sor_st_late(unsigned int state)
+{
+	return state == EUSRV_SOR_ST_NACK_WAIT ||
+	       state == EUSRV_SOR_ST_PEER_CLOSED || state == EUSRV_SOR_ST_RESET;
+}
+
+/* Whether a connection in STATE still moves data (takes credit etc.). */
 static inline bool sor_st_open(unsigned int state)
 {
 	return state == EUSRV_SOR_ST_ESTABLISHED ||

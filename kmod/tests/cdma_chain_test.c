@@ -321,6 +321,60 @@ static void chain_test_alignment(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, (cdma_desc_ga(c, 5) + EUSRV_CDMA_DESC_SW) % 8, 0ULL);
 }
 
+/* Stores: checked (aligned, in RAM), filled between the data and the messages. */
+static void chain_test_puts(struct kunit *test)
+{
+	struct cdma_chain *c = chain_new(test);
+	struct eusrv_cdma_xfer x = xfer(2, 2);
+	struct eusrv_cdma_desc *d;
+	u32 last;
+
+	x.nr_put = 2;
+	x.put[0].dst = EUSRV_GA(1, 0x3000);
+	x.put[0].val = 0xdeadbeef;
+	x.put[1].dst = EUSRV_GA(1, 0x4040);
+	x.put[1].val = 7;
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), 6);
+	x.nr_put = 3;
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), -EINVAL);
+	x.nr_put = 2;
+	x.put[1].dst = EUSRV_GA(1, 0x4042);
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), -EINVAL);
+	x.put[1].dst = EUSRV_GA(NODES, 0x4040);
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), -EINVAL);
+	x.put[1].dst = EUSRV_GA(1, EUSRV_GA_BLOCKS - 4);
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), 6);
+	x.put[1].dst = EUSRV_GA(1, EUSRV_GA_BLOCKS);
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), -EINVAL);
+	/* Stores alone are a transfer. */
+	x = xfer(0, 0);
+	x.nr_put = 1;
+	x.put[0].dst = EUSRV_GA(1, 0x3000);
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), 1);
+
+	x = xfer(1, 1);
+	x.nr_put = 2;
+	x.put[0].dst = EUSRV_GA(1, 0x3000);
+	x.put[0].val = 0xdeadbeef;
+	x.put[1].dst = EUSRV_GA(1, 0x4040);
+	x.put[1].val = 7;
+	last = cdma_chain_fill(c, &x, 4);
+	KUNIT_EXPECT_EQ(test, last, 3U);
+	d = &c->ring[1];
+	KUNIT_EXPECT_EQ(test, le_addr(d->sa, d->sa_msb),
+			cdma_desc_ga(c, 1) + EUSRV_CDMA_DESC_SW);
+	KUNIT_EXPECT_EQ(test, le_addr(d->da, d->da_msb), EUSRV_GA(1, 0x3000));
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(d->ctrl), CDMA_PUT_SIZE);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(d->sw[0]), 0xdeadbeefULL);
+	d = &c->ring[2];
+	KUNIT_EXPECT_EQ(test, le_addr(d->da, d->da_msb), EUSRV_GA(1, 0x4040));
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(d->sw[0]), 7ULL);
+	/* The message comes last. */
+	d = &c->ring[3];
+	KUNIT_EXPECT_EQ(test, le_addr(d->da, d->da_msb), EUSRV_MBOX_INBOX_GA(1));
+	KUNIT_EXPECT_EQ(test, c->slot[0].nr, 4);
+}
+
 static struct kunit_case chain_test_cases[] = {
 	KUNIT_CASE(chain_test_init),
 	KUNIT_CASE(chain_test_check),
@@ -332,6 +386,7 @@ static struct kunit_case chain_test_cases[] = {
 	KUNIT_CASE(chain_test_reclaim_error),
 	KUNIT_CASE(chain_test_bad_bookkeeping),
 	KUNIT_CASE(chain_test_alignment),
+	KUNIT_CASE(chain_test_puts),
 	{}
 };
 

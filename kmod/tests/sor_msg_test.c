@@ -73,42 +73,74 @@ static void sor_msg_test_addr(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
 		KUNIT_EXPECT_TRUE(test, eusrv_sor_addr_encodable(addrs[i]));
-		m = eusrv_sor_msg_addr(9, addrs[i]);
+		m = eusrv_sor_msg_addr(9, 0xffe, addrs[i]);
 		KUNIT_EXPECT_EQ(test, eusrv_msg_type(m), EUSRV_SOR_MSG_CONNRPL);
 		KUNIT_EXPECT_EQ(test, eusrv_sor_rpl_step(m), EUSRV_SOR_RPL_ADDR);
 		KUNIT_EXPECT_EQ(test, eusrv_sor_addr_decode(m), addrs[i]);
-		KUNIT_EXPECT_EQ(test, eusrv_msg_payload(m) & GENMASK_ULL(43, 28),
+		KUNIT_EXPECT_EQ(test, eusrv_sor_from_decode(m), 0xffeU);
+		KUNIT_EXPECT_EQ(test, eusrv_msg_payload(m) & GENMASK_ULL(31, 28),
 				0ULL);
 	}
 	KUNIT_EXPECT_FALSE(test, eusrv_sor_addr_encodable(0x1001));
 	KUNIT_EXPECT_FALSE(test, eusrv_sor_addr_encodable(1ULL << 40));
 	/* Frames beyond 28 bits never reach the step field. */
-	m = eusrv_sor_msg_addr(0, ~0ULL << 12);
+	m = eusrv_sor_msg_addr(0, 0, ~0ULL << 12);
 	KUNIT_EXPECT_EQ(test, eusrv_sor_rpl_step(m), EUSRV_SOR_RPL_ADDR);
+	KUNIT_EXPECT_EQ(test, eusrv_sor_from_decode(m), 0U);
+	/* The ACCEPT's server id is where every other reply names its sender. */
+	m = eusrv_sor_msg_accept(1, 0x123, 12, 12);
+	KUNIT_EXPECT_EQ(test, eusrv_sor_from_decode(m), 0x123U);
 }
 
 static void sor_msg_test_pos(struct kunit *test)
 {
 	const u32 pos[] = { 0, 1, 0x7fffffff, 0x80000000, U32_MAX };
+	const unsigned int from[] = { 0, 1, 0x800, 0xffe, EUSRV_SOR_NO_ID };
 	const unsigned int types[] = {
-		EUSRV_SOR_MSG_RDREQ, EUSRV_SOR_MSG_DATA, EUSRV_SOR_MSG_SENT,
-		EUSRV_SOR_MSG_FIN,
+		EUSRV_SOR_MSG_CREDIT, EUSRV_SOR_MSG_DATA, EUSRV_SOR_MSG_SENT,
+		EUSRV_SOR_MSG_FIN, EUSRV_SOR_MSG_ARM,
 	};
 	unsigned int i, j;
 	u64 m;
 
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
 		for (j = 0; j < ARRAY_SIZE(pos); j++) {
-			m = eusrv_sor_msg_pos(types[i], 0xabc, pos[j]);
+			m = eusrv_sor_msg_pos(types[i], 0xabc, from[j], pos[j]);
 			KUNIT_EXPECT_EQ(test, eusrv_msg_type(m), types[i]);
 			KUNIT_EXPECT_EQ(test, eusrv_msg_conn(m), 0xabcU);
 			KUNIT_EXPECT_EQ(test, eusrv_sor_pos_decode(m), pos[j]);
+			KUNIT_EXPECT_EQ(test, eusrv_sor_from_decode(m), from[j]);
 			KUNIT_EXPECT_TRUE(test, eusrv_sor_pos_wellformed(m));
 		}
 	}
-	KUNIT_EXPECT_EQ(test, eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA, 1, 2),
-			0x4001000000000002ULL);
-	KUNIT_EXPECT_FALSE(test, eusrv_sor_pos_wellformed(0x4001000100000002ULL));
+	/* 43:32 the sender's id, 31:0 the position. */
+	KUNIT_EXPECT_EQ(test, eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA, 1, 3, 2),
+			0x4001000300000002ULL);
+	/* An id wider than 12 bits never reaches 47:44. */
+	m = eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA, 1, ~0U, 2);
+	KUNIT_EXPECT_TRUE(test, eusrv_sor_pos_wellformed(m));
+	KUNIT_EXPECT_FALSE(test, eusrv_sor_pos_wellformed(0x4001100000000002ULL));
+}
+
+static void sor_msg_test_probe_rst(struct kunit *test)
+{
+	u64 m = eusrv_sor_msg_probe(0x12, 0x345, EUSRV_SOR_PROBE_ASK);
+
+	KUNIT_EXPECT_EQ(test, eusrv_msg_type(m), EUSRV_SOR_MSG_PROBE);
+	KUNIT_EXPECT_EQ(test, eusrv_msg_conn(m), 0x12U);
+	KUNIT_EXPECT_EQ(test, eusrv_sor_from_decode(m), 0x345U);
+	KUNIT_EXPECT_EQ(test, eusrv_sor_kind_decode(m), EUSRV_SOR_PROBE_ASK);
+	KUNIT_EXPECT_EQ(test, m, 0xa012134500000000ULL);
+	m = eusrv_sor_msg_probe(0, 0, EUSRV_SOR_PROBE_ECHO);
+	KUNIT_EXPECT_EQ(test, eusrv_sor_kind_decode(m), EUSRV_SOR_PROBE_ECHO);
+
+	/* RST names the unknown id as its sender: checked like any message. */
+	m = eusrv_sor_msg_rst(0x7, 0xfed);
+	KUNIT_EXPECT_EQ(test, eusrv_msg_type(m), EUSRV_SOR_MSG_RST);
+	KUNIT_EXPECT_EQ(test, eusrv_msg_conn(m), 0x7U);
+	KUNIT_EXPECT_EQ(test, eusrv_sor_from_decode(m), 0xfedU);
+	KUNIT_EXPECT_TRUE(test, eusrv_sor_pos_wellformed(m));
+	KUNIT_EXPECT_EQ(test, eusrv_sor_pos_decode(m), 0U);
 }
 
 static void sor_msg_test_nack(struct kunit *test)
@@ -157,6 +189,7 @@ static struct kunit_case sor_msg_test_cases[] = {
 	KUNIT_CASE(sor_msg_test_accept),
 	KUNIT_CASE(sor_msg_test_addr),
 	KUNIT_CASE(sor_msg_test_pos),
+	KUNIT_CASE(sor_msg_test_probe_rst),
 	KUNIT_CASE(sor_msg_test_nack),
 	KUNIT_CASE(sor_msg_test_keepalive),
 	{}

@@ -8,6 +8,8 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 
+#include <uapi/eusrv/sor.h>
+
 #include "../sor/sor_ring.h"
 
 static const u32 starts[] = {
@@ -78,13 +80,15 @@ static void sor_ring_test_peer(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, sor_ring_peer_pos_ok(s, s + 7, s + 7));
 		KUNIT_EXPECT_FALSE(test, sor_ring_peer_pos_ok(s, s + 8, s + 7));
 		KUNIT_EXPECT_FALSE(test, sor_ring_peer_pos_ok(s + 1, s, s + 7));
-		/* DATA: forward, not beyond the room the request offered. */
+		/* The peer's tail: forward, not beyond the room our credit gave. */
 		KUNIT_EXPECT_TRUE(test, sor_ring_new_tail_ok(s, s + 1, s, SZ));
 		KUNIT_EXPECT_TRUE(test, sor_ring_new_tail_ok(s, s + SZ, s, SZ));
-		KUNIT_EXPECT_FALSE(test, sor_ring_new_tail_ok(s, s, s, SZ));
+		KUNIT_EXPECT_TRUE(test, sor_ring_new_tail_ok(s, s, s, SZ));
 		KUNIT_EXPECT_FALSE(test, sor_ring_new_tail_ok(s, s + SZ + 1, s, SZ));
 		KUNIT_EXPECT_FALSE(test, sor_ring_new_tail_ok(s, s - 1, s, SZ));
-		/* Some data unread at the request: less room. */
+		/* Credit given from a later head: more room. */
+		KUNIT_EXPECT_TRUE(test, sor_ring_new_tail_ok(s + 10, s + SZ + 10,
+							     s + 10, SZ));
 		KUNIT_EXPECT_FALSE(test, sor_ring_new_tail_ok(s + 10, s + SZ + 1,
 							      s, SZ));
 	}
@@ -150,11 +154,65 @@ static void sor_ring_test_split(struct kunit *test)
 	}
 }
 
+/*
+ * Flow control: the credit window and when a reader gives credit, at every
+ * start position (the 2^32 wrap included).
+ */
+static void sor_ring_test_window(struct kunit *test)
+{
+	unsigned int i;
+	u32 s;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		s = starts[i];
+		KUNIT_EXPECT_EQ(test, sor_ring_window(s, s, SZ), SZ);
+		KUNIT_EXPECT_EQ(test, sor_ring_window(s, s + 1, SZ), SZ - 1);
+		KUNIT_EXPECT_EQ(test, sor_ring_window(s, s + SZ, SZ), 0U);
+		KUNIT_EXPECT_EQ(test, sor_ring_window(s + 100, s + SZ, SZ), 100U);
+		/* More sent than the credit allowed: closed, never huge. */
+		KUNIT_EXPECT_EQ(test, sor_ring_window(s, s + SZ + 1, SZ), 0U);
+		/* A head past what was sent (never accepted): closed. */
+		KUNIT_EXPECT_EQ(test, sor_ring_window(s + 1, s, SZ), 0U);
+		/* A window never reaches past a ring of room. */
+		KUNIT_EXPECT_EQ(test, sor_ring_xfer_len(s, s + SZ, s - SZ / 2, SZ, SZ),
+				SZ / 2);
+	}
+}
+
+static void sor_ring_test_credit_due(struct kunit *test)
+{
+	unsigned int i;
+	u32 s, t;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		s = starts[i];
+		/* Nothing consumed since the last credit: never. */
+		KUNIT_EXPECT_FALSE(test, eusrv_sor_credit_due(s, s + SZ, s, SZ));
+		/* The writer has plenty left: no credit per read. */
+		KUNIT_EXPECT_FALSE(test, eusrv_sor_credit_due(s + SZ / 4, s + SZ / 4,
+							      s, SZ));
+		KUNIT_EXPECT_FALSE(test, eusrv_sor_credit_due(s + SZ / 2, s + SZ / 2,
+							      s, SZ));
+		/* Writer below half a ring, a quarter consumed: credit. */
+		KUNIT_EXPECT_TRUE(test, eusrv_sor_credit_due(s + SZ / 4,
+							     s + SZ / 2 + 1, s, SZ));
+		KUNIT_EXPECT_FALSE(test, eusrv_sor_credit_due(s + SZ / 4 - 1,
+							      s + SZ / 2 + 1, s, SZ));
+		/* The writer out of credit and the ring drained: always due. */
+		KUNIT_EXPECT_TRUE(test, eusrv_sor_credit_due(s + SZ, s + SZ, s, SZ));
+		/* Whatever the writer sent, draining the ring never stalls. */
+		for (t = s + SZ / 2 + 1; t != s + SZ + 1; t += SZ / 8)
+			KUNIT_EXPECT_TRUE(test, eusrv_sor_credit_due(t, t, s, SZ));
+	}
+}
+
 static struct kunit_case sor_ring_test_cases[] = {
 	KUNIT_CASE(sor_ring_test_within),
 	KUNIT_CASE(sor_ring_test_tail),
 	KUNIT_CASE(sor_ring_test_head),
 	KUNIT_CASE(sor_ring_test_peer),
+	KUNIT_CASE(sor_ring_test_window),
+	KUNIT_CASE(sor_ring_test_credit_due),
 	KUNIT_CASE(sor_ring_test_xfer_len),
 	KUNIT_CASE(sor_ring_test_split),
 	{}

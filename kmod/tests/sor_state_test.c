@@ -64,7 +64,9 @@ static void sor_state_test_data_msgs(struct kunit *test)
 		open = s == EUSRV_SOR_ST_ESTABLISHED || s == EUSRV_SOR_ST_CLOSING;
 		KUNIT_EXPECT_EQ(test, sor_st_open(s), open);
 		KUNIT_EXPECT_EQ(test, sor_st_accepts(s, true, true, true,
-						     EUSRV_SOR_MSG_RDREQ), open);
+						     EUSRV_SOR_MSG_CREDIT), open);
+		KUNIT_EXPECT_EQ(test, sor_st_accepts(s, true, true, true,
+						     EUSRV_SOR_MSG_ARM), open);
 		KUNIT_EXPECT_EQ(test, sor_st_accepts(s, false, true, true,
 						     EUSRV_SOR_MSG_DATA),
 				open || s == EUSRV_SOR_ST_NACK_WAIT);

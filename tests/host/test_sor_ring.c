@@ -3,8 +3,10 @@
  * The fast path of sockets over RDMA (userspace/sor/ring.c) on an in-memory
  * ring with a fake kernel: wrap-around, partial and full rings, MSG_PEEK,
  * MSG_WAITALL, MSG_TRUNC, EOF and errors, non-blocking calls, timeouts,
- * the want/PUSH handshake, 32-bit position wrap, and the send lock between
- * threads.
+ * the need_push/PUSH handshake, credit given only when the writer could
+ * run short (across the 32-bit wrap), no kernel call on an empty
+ * non-blocking read, spinning that sees data with no kernel call, and the
+ * send lock between threads.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -13,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ring.h"
 #include "tap.h"
@@ -23,7 +27,7 @@ struct fake {
 	struct eusrv_sor_ring_hdr hdr;
 	unsigned char data[SIZE];
 	struct sor_ring r;
-	int pushes, waits, nb_waits, lock_waits;
+	int pushes, credits, waits, nb_waits, lock_waits;
 	int err;		/* what get_error returns */
 	bool nonblock;
 	int64_t now;
@@ -64,6 +68,16 @@ static int k_push(void *ctx)
 	struct fake *f = ctx;
 
 	f->pushes++;
+	return 0;
+}
+
+/* The kernel's CREDIT: it records the head as reported, as the driver does. */
+static int k_credit(void *ctx)
+{
+	struct fake *f = ctx;
+
+	f->credits++;
+	f->hdr.reported = f->hdr.head;
 	return 0;
 }
 
@@ -120,9 +134,16 @@ static bool k_nonblocking(void *ctx)
 	return ((struct fake *)ctx)->nonblock;
 }
 
+/* The fake's clock, or the real one when now is -1 (spinning threads). */
 static int64_t k_now(void *ctx)
 {
-	return ((struct fake *)ctx)->now;
+	struct fake *f = ctx;
+	struct timespec ts;
+
+	if (f->now >= 0)
+		return f->now;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static void k_yield(void *ctx)
@@ -132,7 +153,7 @@ static void k_yield(void *ctx)
 }
 
 static const struct sor_kops kops = {
-	.push = k_push, .wait = k_wait, .lock_wait = k_lock_wait,
+	.push = k_push, .credit = k_credit, .wait = k_wait, .lock_wait = k_lock_wait,
 	.lock_wake = k_lock_wake, .get_error = k_get_error,
 	.nonblocking = k_nonblocking, .now_ns = k_now, .yield = k_yield,
 };
@@ -246,14 +267,14 @@ static void test_recv(void)
 	fake_init(&f, 0);
 	f.on_wait = on_wait_deliver6;
 	ok(rx(&f, b, 100, 0) == 6 && f.waits == 1, "empty ring: sleeps in WAIT, then 6 bytes");
-	/* empty, non-blocking: read request sent, EAGAIN */
+	/* empty, non-blocking: EAGAIN with no kernel call (data is pushed to us) */
 	f.on_wait = NULL;
 	f.nonblock = true;
-	ok(rx(&f, b, 10, 0) == -EAGAIN && f.nb_waits == 1 && f.waits == 1,
-	   "O_NONBLOCK, empty: read request (non-blocking WAIT), EAGAIN");
+	ok(rx(&f, b, 10, 0) == -EAGAIN && f.nb_waits == 0 && f.waits == 1,
+	   "O_NONBLOCK, empty: EAGAIN, no WAIT");
 	f.nonblock = false;
-	ok(rx(&f, b, 10, SOR_X_DONTWAIT) == -EAGAIN && f.nb_waits == 2,
-	   "MSG_DONTWAIT, empty: EAGAIN");
+	ok(rx(&f, b, 10, SOR_X_DONTWAIT) == -EAGAIN && f.nb_waits == 0,
+	   "MSG_DONTWAIT, empty: EAGAIN, no WAIT");
 	ok(rx(&f, b, 0, 0) == 0, "zero-length recv returns 0 at once");
 
 	/* EOF */
@@ -306,6 +327,93 @@ static void test_recv(void)
 	ok(f.hdr.lock == 0, "receive lock released");
 }
 
+/* ---- credit ---- */
+
+/* A reader consuming N bytes at a time from a writer that fills the ring. */
+static void credit_walk(uint32_t start, uint32_t step, const char *what)
+{
+	static struct fake f;
+	unsigned char b[SIZE];
+	int expect = 0, bad = 0;
+	uint32_t round;
+
+	fake_init(&f, start);
+	f.hdr.reported = start;
+	for (round = 0; round < 64; round++) {
+		uint32_t head, credit_left;
+		bool due;
+
+		/* The writer fills whatever its credit allows. */
+		credit_left = f.hdr.reported + SIZE - f.hdr.tail;
+		deliver(&f, credit_left);
+		head = f.hdr.head + step;
+		due = head - f.hdr.reported >= SIZE / 4 &&
+		      f.hdr.reported + SIZE - f.hdr.tail < SIZE / 2;
+		expect += due;
+		if (rx(&f, b, step, 0) != (ssize_t)step)
+			bad++;
+	}
+	ok(!bad && f.credits == expect && f.credits > 0,
+	   "%s: credit exactly when due (%d of 64 reads), never a stall", what,
+	   f.credits);
+}
+
+static void test_credit(void)
+{
+	static struct fake f;
+	unsigned char b[SIZE];
+
+	credit_walk(0, SIZE / 8, "reads of an eighth");
+	credit_walk(0, SIZE / 2, "reads of a half");
+	credit_walk(0xffffffe0U, SIZE / 8, "across the 2^32 wrap");
+	/* The writer has plenty left: no credit per read. */
+	fake_init(&f, 0);
+	deliver(&f, SIZE / 4);
+	ok(rx(&f, b, SIZE, 0) == SIZE / 4 && f.credits == 0,
+	   "a quarter read while the writer has 3/4 left: no credit");
+	/* Drained when out of credit: always due. */
+	fake_init(&f, 0);
+	deliver(&f, SIZE);
+	ok(rx(&f, b, SIZE, 0) == SIZE && f.credits == 1 && f.hdr.reported == SIZE,
+	   "writer out of credit, ring drained: credit up to the head");
+	/* MSG_PEEK consumes nothing and gives no credit. */
+	fake_init(&f, 0);
+	deliver(&f, SIZE);
+	ok(rx(&f, b, SIZE, SOR_X_PEEK) == SIZE && f.credits == 0,
+	   "MSG_PEEK: no credit");
+}
+
+/* A spinning reader sees data another thread delivers with no kernel call. */
+static void *deliver_later(void *arg)
+{
+	struct fake *f = arg;
+
+	usleep(2000);
+	deliver(f, 7);
+	return NULL;
+}
+
+static void test_spin(void)
+{
+	static struct fake f;
+	struct iovec v;
+	unsigned char b[16] = { 0 };
+	struct sor_xfer x = plain;
+	pthread_t t;
+
+	fake_init(&f, 0);
+	f.now = -1;	/* the real clock */
+	x.spin_ns = 2000000000LL;
+	v.iov_base = b;
+	v.iov_len = sizeof(b);
+	if (pthread_create(&t, NULL, deliver_later, &f))
+		abort();
+	ok(sor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 7 && f.waits == 0 &&
+	   f.nb_waits == 0 && seq_ok(b, 7, 0),
+	   "spinning reader: data from another thread, no WAIT at all");
+	pthread_join(t, NULL);
+}
+
 /* ---- send ---- */
 
 static void test_send(void)
@@ -319,12 +427,14 @@ static void test_send(void)
 		src[i] = (unsigned char)i;
 	fake_init(&f, 50);
 	ok(tx(&f, src, 30, 0) == 30 && f.hdr.tail == 80 && f.pushes == 0,
-	   "send 30 across the wrap, no PUSH (no want)");
+	   "send 30 across the wrap, no PUSH (need_push clear: the kernel looks)");
 	for (i = 0; i < 30; i++)
 		got[i] = f.data[(50 + i) & (SIZE - 1)];
 	ok(seq_ok(got, 30, 0), "bytes in the ring in order, wrapped");
-	f.hdr.want = 1;
-	ok(tx(&f, src, 10, 0) == 10 && f.pushes == 1, "want set: PUSH after moving the tail");
+	f.hdr.need_push = 1;
+	ok(tx(&f, src, 10, 0) == 10 && f.pushes == 1,
+	   "need_push set: PUSH after moving the tail");
+	ok(tx(&f, src, 5, 0) == 5 && f.pushes == 2, "need_push still set: PUSH again");
 
 	/* full ring */
 	fake_init(&f, 0);
@@ -497,6 +607,8 @@ static void test_threads(void)
 int main(void)
 {
 	test_recv();
+	test_credit();
+	test_spin();
 	test_send();
 	test_fill();
 	test_threads();

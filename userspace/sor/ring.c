@@ -259,6 +259,9 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 					n = avail;
 				ring_to_iov(r, head, (uint32_t)n, &c, discard);
 				STORE_REL(&h->head, head + (uint32_t)n);
+				if (eusrv_sor_credit_due(head + (uint32_t)n, LOAD_ACQ(&h->tail),
+							 LOAD(&h->reported), r->size))
+					k->credit(ctx);
 				done += n;
 				if (done == want || !waitall) {
 					ret = (ssize_t)done;
@@ -299,12 +302,6 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 		if (nonblock < 0)
 			nonblock = k->nonblocking(ctx);
 		if (nonblock) {
-			/* Ask for data (the driver sends the read request once). */
-			e = k->wait(ctx, EUSRV_SOR_W_RECV, true, 0, &rev);
-			if (!e && (rev & EUSRV_SOR_W_RECV) &&
-			    (LOAD_ACQ(&h->tail) != tail ||
-			     LOAD_ACQ(&h->flags) != flags))
-				continue;
 			ret = done ? (ssize_t)done : -EAGAIN;
 			break;
 		}
@@ -314,7 +311,6 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 		}
 		if (x->spin_ns > 0 && !spun) {
 			spun = true;
-			k->wait(ctx, EUSRV_SOR_W_RECV, true, 0, &rev);
 			spin(k, ctx, &h->tail, tail, &h->flags, flags, x->spin_ns);
 			continue;
 		}
@@ -387,7 +383,7 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 				done += (size_t)n;
 				/* Pairs with the driver's barrier after setting want. */
 				__atomic_thread_fence(__ATOMIC_SEQ_CST);
-				if (LOAD(&h->want))
+				if (LOAD(&h->need_push))
 					k->push(ctx);
 			} else if (n < 0) {
 				ret = done ? (ssize_t)done : n;

@@ -27,6 +27,7 @@ struct sor_ring {
 /* The kernel's side; every function returns 0 or a negative errno. */
 struct sor_kops {
 	int (*push)(void *ctx);
+	int (*credit)(void *ctx);
 	/* EUSRV_SOR_WAIT: EVENTS, NONBLOCK, TIMEOUT_NS (-1 forever) */
 	int (*wait)(void *ctx, uint32_t events, bool nonblock,
 		    int64_t timeout_ns, uint32_t *revents);

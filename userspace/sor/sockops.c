@@ -35,6 +35,13 @@ static int kx_push(void *ctx)
 	return sor_r->ioctl(k->fd, EUSRV_SOR_PUSH, NULL) < 0 ? -errno : 0;
 }
 
+static int kx_credit(void *ctx)
+{
+	const struct sor_kctx *k = ctx;
+
+	return sor_r->ioctl(k->fd, EUSRV_SOR_CREDIT, NULL) < 0 ? -errno : 0;
+}
+
 static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns,
 		   uint32_t *revents)
 {
@@ -100,6 +107,7 @@ static void kx_yield(void *ctx)
 
 const struct sor_kops sor_kops_dev = {
 	.push = kx_push,
+	.credit = kx_credit,
 	.wait = kx_wait,
 	.lock_wait = kx_lock_wait,
 	.lock_wake = kx_lock_wake,

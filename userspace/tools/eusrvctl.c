@@ -278,8 +278,8 @@ static int cmd_stats(void)
 	P(bytes_rcvd);
 	P(transfers);
 	P(transfer_errors);
-	P(read_requests_sent);
-	P(read_requests_rcvd);
+	P(credits_sent);
+	P(credits_rcvd);
 	P(nacks_sent);
 	P(nacks_rcvd);
 	P(nack_resends);
@@ -287,6 +287,12 @@ static int cmd_stats(void)
 	P(bad_user);
 	P(peer_resets);
 	P(notes);
+	P(arms_sent);
+	P(data_irqs);
+	P(resets_sent);
+	P(resets_rcvd);
+	P(probes_sent);
+	P(quarantined);
 #undef P
 	printf("nodes_up=0x%" PRIx64 "\n", (uint64_t)s.nodes_up);
 	return 0;

@@ -2,9 +2,10 @@
 /*
  * In-kernel API of the node's AXI CDMA engine (eusrv_cdma.ko): transfers of
  * one or two data extents between global addresses, followed by up to two
- * 8-byte mailbox messages that the engine writes itself once the data has
- * landed (EUROSERVER D4.2 section 3.3: the local and remote notifications
- * of an RDMA write).
+ * 32-bit stores (a new ring index written into the receiver's memory) and
+ * up to two 8-byte mailbox messages that the engine writes itself once the
+ * data has landed (EUROSERVER D4.2 section 3.3: the local and remote
+ * notifications of an RDMA write).
  *
  * A node has one engine; the API addresses "the" engine.  Transfers run in
  * submission order.  A transfer either completes (its messages are
@@ -23,6 +24,11 @@ struct eusrv_cdma_xfer {
 		u64 dst;
 		u32 len;			/* 1..EUSRV_CDMA_MAX_LEN */
 	} ext[2];
+	unsigned int nr_put;			/* 0, 1 or 2 32-bit stores */
+	struct {
+		u64 dst;			/* global address, 4-byte aligned */
+		u32 val;
+	} put[2];				/* after the data, before the messages */
 	unsigned int nr_msg;			/* 0, 1 or 2 mailbox messages */
 	struct {
 		unsigned int node;		/* destination node (may be self) */
@@ -37,7 +43,7 @@ struct eusrv_cdma_xfer {
  * Queue a transfer: copies *x; may sleep up to TIMEOUT jiffies for free
  * descriptors.  0, -EINVAL (bad extent/message), -ETIMEDOUT, -ENODEV (no
  * engine/being removed), -EIO.  Process context.  A transfer needs at
- * least one extent or message; extents must lie in RAM (node-local
+ * least one extent, store or message; extents and stores must lie in RAM (node-local
  * address + length at most EUSRV_GA_BLOCKS) of a node of the board;
  * messages must not be of type 0.  failed() gets -EIO (the engine
  * reported an error for the transfer) or -ENODEV (the engine went away

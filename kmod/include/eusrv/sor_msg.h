@@ -14,14 +14,17 @@
 /* Message types (docs/protocol.md section 2). */
 #define EUSRV_SOR_MSG_CONNRQ		0x1U
 #define EUSRV_SOR_MSG_CONNRPL		0x2U
-#define EUSRV_SOR_MSG_RDREQ		0x3U
+#define EUSRV_SOR_MSG_CREDIT		0x3U
 #define EUSRV_SOR_MSG_DATA		0x4U
 #define EUSRV_SOR_MSG_SENT		0x5U
 #define EUSRV_SOR_MSG_FIN		0x6U
 #define EUSRV_SOR_MSG_NACK		0x7U
 #define EUSRV_SOR_MSG_KEEPALIVE		0x8U
+#define EUSRV_SOR_MSG_ARM		0x9U
+#define EUSRV_SOR_MSG_PROBE		0xaU
+#define EUSRV_SOR_MSG_RST		0xbU
 #define EUSRV_SOR_MSG_FIRST		EUSRV_SOR_MSG_CONNRQ
-#define EUSRV_SOR_MSG_LAST		EUSRV_SOR_MSG_KEEPALIVE
+#define EUSRV_SOR_MSG_LAST		EUSRV_SOR_MSG_RST
 
 /* Connection id 4095: "none" (a NACK from a side that has no id). */
 #define EUSRV_SOR_NO_ID			0xfffU
@@ -43,12 +46,21 @@
 #define EUSRV_SOR_ACC_ID_SHIFT		32
 #define EUSRV_SOR_ACC_CS_SHIFT		27
 #define EUSRV_SOR_ACC_SC_SHIFT		22
-/* ADDR: 27:0 page frame (node-local address >> 12). */
+/* ADDR: 43:32 sender's id, 27:0 page frame (node-local address >> 12). */
 #define EUSRV_SOR_ADDR_PAGE_SHIFT	12
 #define EUSRV_SOR_ADDR_FRAME_MASK	0xfffffffU
 
-/* RDREQ, DATA, SENT, FIN: 31:0 a stream position. */
+/*
+ * CREDIT, DATA, SENT, FIN, ARM: 43:32 the sender's id, 31:0 a stream
+ * position.  PROBE: 47:44 kind, 43:32 sender's id.  RST: 43:32 the id the
+ * unknown message was addressed to (ours, not in use), 19:12 reason.
+ */
 #define EUSRV_SOR_POS_MASK		0xffffffffULL
+#define EUSRV_SOR_FROM_SHIFT		32
+#define EUSRV_SOR_KIND_SHIFT		44
+#define EUSRV_SOR_KIND_MASK		0xfU
+#define EUSRV_SOR_PROBE_ASK		1U
+#define EUSRV_SOR_PROBE_ECHO		2U
 
 /* NACK: 23:20 kind, 19:12 reason (errno), 11:0 sender's id. */
 #define EUSRV_SOR_NACK_KIND_SHIFT	20
@@ -153,9 +165,11 @@ static inline void eusrv_sor_accept_decode(__u64 msg,
 }
 
 /* ADDR: the node-local address must be page aligned and below 2^40. */
-static inline __u64 eusrv_sor_msg_addr(unsigned int peer_id, __u64 local_addr)
+static inline __u64 eusrv_sor_msg_addr(unsigned int peer_id,
+				       unsigned int from_id, __u64 local_addr)
 {
 	__u64 p = ((__u64)EUSRV_SOR_RPL_ADDR << EUSRV_SOR_RPL_STEP_SHIFT) |
+		  ((__u64)(from_id & EUSRV_MSG_CONN_MASK) << EUSRV_SOR_FROM_SHIFT) |
 		  ((local_addr >> EUSRV_SOR_ADDR_PAGE_SHIFT) &
 		   EUSRV_SOR_ADDR_FRAME_MASK);
 
@@ -175,12 +189,23 @@ static inline bool eusrv_sor_addr_encodable(__u64 local_addr)
 	       (local_addr >> EUSRV_SOR_ADDR_PAGE_SHIFT) <= EUSRV_SOR_ADDR_FRAME_MASK;
 }
 
-/* ---- RDREQ, DATA, SENT, FIN: one 32-bit position ------------------------ */
-
-static inline __u64 eusrv_sor_msg_pos(unsigned int type, unsigned int id,
-				      __u32 pos)
+/* The sender's id that a connection message names (all but CONNRQ, NACK). */
+static inline unsigned int eusrv_sor_from_decode(__u64 msg)
 {
-	return eusrv_msg_make(type, id, pos);
+	return (unsigned int)eusrv_sor_field(eusrv_msg_payload(msg),
+					     EUSRV_SOR_FROM_SHIFT,
+					     EUSRV_MSG_CONN_MASK);
+}
+
+/* ---- CREDIT, DATA, SENT, FIN, ARM: a position and the sender's id ------- */
+
+static inline __u64 eusrv_sor_msg_pos(unsigned int type, unsigned int to_id,
+				      unsigned int from_id, __u32 pos)
+{
+	__u64 p = ((__u64)(from_id & EUSRV_MSG_CONN_MASK) << EUSRV_SOR_FROM_SHIFT) |
+		  pos;
+
+	return eusrv_msg_make(type, to_id, p);
 }
 
 static inline __u32 eusrv_sor_pos_decode(__u64 msg)
@@ -188,10 +213,39 @@ static inline __u32 eusrv_sor_pos_decode(__u64 msg)
 	return (__u32)(eusrv_msg_payload(msg) & EUSRV_SOR_POS_MASK);
 }
 
-/* Bits 47:32 of a position message are zero in a well-formed one. */
+/* Bits 47:44 of a position message are zero in a well-formed one. */
 static inline bool eusrv_sor_pos_wellformed(__u64 msg)
 {
-	return !(eusrv_msg_payload(msg) >> 32);
+	return !(eusrv_msg_payload(msg) >> EUSRV_SOR_KIND_SHIFT);
+}
+
+/* ---- PROBE, RST ----------------------------------------------------------- */
+
+static inline __u64 eusrv_sor_msg_probe(unsigned int to_id,
+					unsigned int from_id, unsigned int kind)
+{
+	__u64 p = ((__u64)(kind & EUSRV_SOR_KIND_MASK) << EUSRV_SOR_KIND_SHIFT) |
+		  ((__u64)(from_id & EUSRV_MSG_CONN_MASK) << EUSRV_SOR_FROM_SHIFT);
+
+	return eusrv_msg_make(EUSRV_SOR_MSG_PROBE, to_id, p);
+}
+
+static inline unsigned int eusrv_sor_kind_decode(__u64 msg)
+{
+	return (unsigned int)eusrv_sor_field(eusrv_msg_payload(msg),
+					     EUSRV_SOR_KIND_SHIFT,
+					     EUSRV_SOR_KIND_MASK);
+}
+
+/*
+ * RST to the connection TO_ID that sent us a message for UNKNOWN_ID, an id
+ * of ours that is not in use or not in use with it (TCP's RST).  It names
+ * UNKNOWN_ID as its sender, so the receiver checks it like any message.
+ */
+static inline __u64 eusrv_sor_msg_rst(unsigned int to_id,
+				      unsigned int unknown_id)
+{
+	return eusrv_sor_msg_pos(EUSRV_SOR_MSG_RST, to_id, unknown_id, 0);
 }
 
 /* ---- NACK ----------------------------------------------------------------- */

@@ -131,7 +131,7 @@ static int ring_write(struct conn *c, const unsigned char *p, size_t n)
 		}
 		__atomic_store_n(&c->sh->tail, tail + k, __ATOMIC_RELEASE);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (c->sh->want && ioctl(c->fd, EUSRV_SOR_PUSH) < 0)
+		if (c->sh->need_push && ioctl(c->fd, EUSRV_SOR_PUSH) < 0)
 			return -errno;
 		p += k;
 		n -= k;
@@ -167,6 +167,9 @@ static int ring_read(struct conn *c, unsigned char *p, size_t n)
 			memcpy(p, c->rd + off, k);
 		}
 		__atomic_store_n(&c->rh->head, head + k, __ATOMIC_RELEASE);
+		if (eusrv_sor_credit_due(head + k, tail, c->rh->reported, size) &&
+		    ioctl(c->fd, EUSRV_SOR_CREDIT) < 0)
+			return -errno;
 		p += k;
 		n -= k;
 	}

@@ -16,7 +16,7 @@
  *   sor-test serve-many PORT            one process, epoll, small rings
  *   sor-test MODE HOST PORT [N]         MODE: integrity fork threads dup
  *                                       epoll nonblock halfclose calls
- *                                       unread peerkill closeflush (serve);
+ *                                       unread peerkill closeflush soak (serve);
  *                                       many cycles scribble (serve-many)
  *
  * Built with -DSOR_TEST_RAW_CONNECT, the clients connect with
@@ -1038,6 +1038,87 @@ static void t_scribble(const char *host, const char *port, uint64_t n)
 	       strerror(e ? e : errno));
 }
 
+/* A connection that took too long: both sides' state for the log, then fail. */
+static void soak_stuck(uint64_t i, uint64_t sent, uint64_t got)
+{
+	fprintf(stderr, "soak: connection %llu took more than 30 s: sent %llu, echoed %llu\n",
+		(unsigned long long)i, (unsigned long long)sent,
+		(unsigned long long)got);
+	fflush(stderr);
+	if (system("echo '# this node:'; eusrvctl conns; eusrvctl stats") < 0)
+		perror("system");
+	fail("soak: a connection hung");
+}
+
+/*
+ * N connections one after the other, each echoing 1 MB (seed = its
+ * number) through serve's 'E': non-blocking, driven by poll, every byte
+ * checked.  One that takes more than 30 s dumps this node's connections
+ * and fails (the suite then dumps the server node's).
+ */
+static void t_soak(const char *host, const char *port, uint64_t n)
+{
+	static unsigned char out[65536], in[65536];
+	const uint64_t len = 1 << 20;
+	double t0 = now_s();
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		int fd = start(host, port, 'E');
+		uint64_t sent = 0, got = 0, bad = 0;
+		double start_s = now_s();
+		bool shut = false;
+
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK))
+			die("soak: O_NONBLOCK");
+		for (;;) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+			ssize_t r, k;
+
+			if (!shut)
+				p.events |= POLLOUT;
+			if (poll(&p, 1, 1000) < 0 && errno != EINTR)
+				die("soak: poll");
+			if (now_s() - start_s > 30)
+				soak_stuck(i, sent, got);
+			if (!shut && (p.revents & POLLOUT)) {
+				size_t c = len - sent < sizeof(out) ? (size_t)(len - sent) : sizeof(out);
+
+				for (k = 0; k < (ssize_t)c; k++)
+					out[k] = pat(sent + (uint64_t)k, (unsigned int)i);
+				r = send(fd, out, c, MSG_NOSIGNAL);
+				if (r < 0 && errno != EAGAIN)
+					die("soak: send");
+				if (r > 0)
+					sent += (uint64_t)r;
+				if (sent == len) {
+					if (shutdown(fd, SHUT_WR))
+						die("soak: shutdown");
+					shut = true;
+				}
+			}
+			r = recv(fd, in, sizeof(in), 0);
+			if (r < 0 && errno != EAGAIN)
+				die("soak: recv");
+			if (r == 0)
+				break;
+			for (k = 0; k < r; k++)
+				bad += in[k] != pat(got + (uint64_t)k, (unsigned int)i);
+			if (r > 0)
+				got += (uint64_t)r;
+		}
+		if (got != len || bad) {
+			fprintf(stderr, "soak: connection %llu: %llu of %llu bytes back, %llu wrong\n",
+				(unsigned long long)i, (unsigned long long)got,
+				(unsigned long long)len, (unsigned long long)bad);
+			fail("soak: data lost or corrupted");
+		}
+		close(fd);
+	}
+	printf("ok soak %llu connections x 1 MB echoed and checked in %.1f s\n",
+	       (unsigned long long)n, now_s() - t0);
+}
+
 static const struct {
 	const char *mode;
 	void (*fn)(const char *host, const char *port, uint64_t n);
@@ -1047,6 +1128,7 @@ static const struct {
 	{ "halfclose", t_halfclose }, { "calls", t_calls }, { "unread", t_unread },
 	{ "peerkill", t_peerkill }, { "many", t_many }, { "cycles", t_cycles },
 	{ "scribble", t_scribble }, { "closeflush", t_closeflush },
+	{ "soak", t_soak },
 };
 
 int main(int argc, char **argv)

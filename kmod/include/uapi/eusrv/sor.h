@@ -46,40 +46,73 @@
  *   [send header page][send data: snd_size][recv header page][recv data: rcv_size]
  *
  * Positions are free-running 32-bit byte counters; byte p of the stream
- * lives at data[p & (size - 1)].  Each field has one writer:
+ * lives at data[p & (size - 1)].  The header is laid out for two parties,
+ * one 64-byte line per writer, so that the two sides never write the same
+ * cache line (as AF_XDP's rings):
  *
- *   send ring: tail  - user space (bytes written so far)
- *              head  - kernel (bytes the peer has received so far)
- *   recv ring: tail  - kernel (bytes arrived so far)
- *              head  - user space (bytes consumed so far)
- *   flags, size, want - kernel;  lock - user space (and LOCK_WAIT/WAKE)
+ *   send ring: tail   - user space (bytes written so far)
+ *              head   - kernel (bytes the engine has copied to the peer)
+ *   recv ring: tail   - the peer's engine (bytes arrived so far): a
+ *                       spinning reader sees data with no system call
+ *              head   - user space (bytes consumed so far)
+ *   lock              - user space (and LOCK_WAIT/WAKE)
+ *   size, flags, need_push, reported - kernel
  *
  * The kernel keeps its own copies of the fields it writes and never reads
  * them back; what user space writes (send tail, recv head) is checked
  * before it drives any transfer (0 <= tail - head <= size, never moving
- * backwards); a bad value fails the connection with EINVAL.
+ * backwards); a bad value fails the connection with EINVAL.  The kernel
+ * takes the receive tail from a copy the engine writes in kernel memory,
+ * not from this header.
  */
 struct eusrv_sor_ring_hdr {
-	__u32 head;
+	/* Producer line. */
 	__u32 tail;
-	__u32 size;		/* data bytes, a power of two */
-	__u32 flags;		/* EUSRV_SOR_RF_* */
-	/*
-	 * Send ring: non-zero while the peer waits for data (its read
-	 * request is pending): after moving tail, user space issues a full
-	 * barrier, reads want, and calls EUSRV_SOR_PUSH if it is set.
-	 * Receive ring: non-zero while this side's read request is pending
-	 * (no need to ask again before waiting).
-	 */
-	__u32 want;
+	__u32 reserved0[15];
+	/* Consumer line. */
+	__u32 head;
+	__u32 reserved1[15];
 	/*
 	 * Lock word of this direction (D4.2's send and receive locks):
 	 * 0 free, 1 held, 2 held with waiters.  Contended takers call
 	 * EUSRV_SOR_LOCK_WAIT, releasers that saw 2 call EUSRV_SOR_LOCK_WAKE.
 	 */
 	__u32 lock;
-	__u32 reserved[10];
+	__u32 reserved2[15];
+	/* Kernel line. */
+	__u32 size;		/* data bytes, a power of two */
+	__u32 flags;		/* EUSRV_SOR_RF_* */
+	/*
+	 * Send ring: non-zero when the kernel will not look at the tail by
+	 * itself (no transfer in flight, no credit awaited): after moving
+	 * the tail, user space issues a full barrier, reads need_push and
+	 * calls EUSRV_SOR_PUSH if it is set.  The kernel sets it, issues a
+	 * full barrier and reads the tail again, so no write is missed.
+	 */
+	__u32 need_push;
+	/*
+	 * Receive ring: the head the peer knows (the last credit sent).  The
+	 * peer may fill the ring up to reported + size; user space calls
+	 * EUSRV_SOR_CREDIT when eusrv_sor_credit_due() says the peer could
+	 * run short.
+	 */
+	__u32 reported;
+	__u32 reserved3[12];
 };
+
+/*
+ * Whether the reader should give the writer credit now: it consumed a
+ * quarter of the ring since the last credit and the writer has less than
+ * half a ring left by its own knowledge.  Never both false while the
+ * writer is out of credit and the reader has emptied the ring, so the
+ * stream cannot stall; and no credit per read while the writer has room.
+ */
+static __inline__ int eusrv_sor_credit_due(__u32 head, __u32 tail,
+					   __u32 reported, __u32 size)
+{
+	return head - reported >= size / 4 &&
+	       reported + size - tail < size / 2;
+}
 
 /* flags (kernel-written) */
 #define EUSRV_SOR_RF_EOF		_BITUL(0)	/* recv: FIN, no data after tail */
@@ -241,8 +274,8 @@ struct eusrv_sor_stats {
 	__u64 bytes_rcvd;
 	__u64 transfers;		/* CDMA transfers */
 	__u64 transfer_errors;
-	__u64 read_requests_sent;
-	__u64 read_requests_rcvd;
+	__u64 credits_sent;		/* window updates (CREDIT messages) */
+	__u64 credits_rcvd;
 	__u64 nacks_sent;
 	__u64 nacks_rcvd;
 	__u64 nack_resends;
@@ -256,7 +289,13 @@ struct eusrv_sor_stats {
 	 * so a zero field means a driver that does not fill it in.
 	 */
 	__u64 nodes_up;
-	__u64 reserved[7];
+	__u64 arms_sent;		/* "wake me" (ARM) before sleeping */
+	__u64 data_irqs;		/* DATA notifications received */
+	__u64 resets_sent;		/* RST for a connection we do not know */
+	__u64 resets_rcvd;
+	__u64 probes_sent;		/* "do you still know me?" (PROBE) */
+	__u64 quarantined;		/* bytes of rings a peer may still write */
+	__u64 reserved[1];
 };
 
 #define EUSRV_SOR_IOC_MAGIC		0xe5
@@ -294,11 +333,11 @@ struct eusrv_sor_info {
 #define EUSRV_SOR_W_SEND		_BITUL(1)	/* space or error */
 
 /*
- * WAIT: for W_RECV, first make sure a read request is pending at the peer
- * (sends one if the receive ring is empty and none is), then sleep until
- * an event in EVENTS holds, TIMEOUT_NS passes (-1 = forever) or a signal
- * comes (EINTR).  With EUSRV_SOR_F_NONBLOCK it only sends the request and
- * reports.  Returns the events that hold (may be 0 on timeout).
+ * WAIT: sleep until an event in EVENTS holds, TIMEOUT_NS passes (-1 =
+ * forever) or a signal comes (EINTR).  For W_RECV the kernel first asks
+ * the peer to notify it of the next data (ARM), and gives credit if the
+ * writer could run short.  With EUSRV_SOR_F_NONBLOCK it only reports.
+ * Returns the events that hold (may be 0 on timeout).
  */
 struct eusrv_sor_wait {
 	__u32 events;
@@ -313,7 +352,7 @@ struct eusrv_sor_wait {
 #define EUSRV_SOR_LOCK_RECV		1U
 
 #define EUSRV_SOR_INFO		_IOR(EUSRV_SOR_IOC_MAGIC, 0x20, struct eusrv_sor_info)
-/* PUSH: the send tail moved and want was set: transfer to the waiting peer. */
+/* PUSH: the send tail moved and need_push was set: transfer what the credit allows. */
 #define EUSRV_SOR_PUSH		_IO(EUSRV_SOR_IOC_MAGIC, 0x21)
 #define EUSRV_SOR_WAIT		_IOWR(EUSRV_SOR_IOC_MAGIC, 0x22, struct eusrv_sor_wait)
 /* SHUTDOWN: SHUT_RD (0), SHUT_WR (1), SHUT_RDWR (2), as shutdown(2). */
@@ -323,6 +362,8 @@ struct eusrv_sor_wait {
 /* LOCK_WAIT sleeps while the lock word is 2; LOCK_WAKE wakes one waiter. */
 #define EUSRV_SOR_LOCK_WAIT	_IOW(EUSRV_SOR_IOC_MAGIC, 0x25, __u32)
 #define EUSRV_SOR_LOCK_WAKE	_IOW(EUSRV_SOR_IOC_MAGIC, 0x26, __u32)
+/* CREDIT: tell the peer how far the receive head moved (see credit_due). */
+#define EUSRV_SOR_CREDIT	_IO(EUSRV_SOR_IOC_MAGIC, 0x27)
 
 /*
  * The connection file also answers FIONREAD (bytes in the receive ring)

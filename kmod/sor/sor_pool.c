@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eusrv_sor: a node-wide pool of ready ring memory, so that zeroing a
+ * fresh ring is not on connect()'s critical path.  Blocks of the two
+ * default sizes (send data; receive block with its header and kernel
+ * page) are allocated and zeroed in the background and handed out ready;
+ * freed blocks come back, are zeroed again off the critical path and
+ * reused.  Memory handed to a connection never carries old data.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/gfp.h>
+#include <linux/list.h>
+#include <linux/mm.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "sor_internal.h"
+
+/* Ready blocks kept of each size: enough for a burst of connects. */
+#define SOR_POOL_TARGET		8U
+/* Freed blocks waiting to be zeroed, at most (the rest go back at once). */
+#define SOR_POOL_DIRTY_MAX	16U
+
+struct sor_pool_class {
+	size_t len;
+	struct list_head ready;		/* zeroed blocks */
+	struct list_head dirty;		/* to zero before reuse */
+	unsigned int nr_ready;
+	unsigned int nr_dirty;
+};
+
+/* A free block links itself through its first bytes. */
+struct sor_pool_blk {
+	struct list_head link;
+};
+
+static DEFINE_SPINLOCK(sor_pool_lock);
+static struct sor_pool_class sor_pool[2];
+static bool sor_pool_dying;
+static void sor_pool_fill(struct work_struct *w);
+static DECLARE_DELAYED_WORK(sor_pool_work, sor_pool_fill);
+
+/*
+ * Refill a little later, not at once: on a one-CPU node an immediate
+ * refill would zero memory in the middle of the connect() it serves.
+ */
+#define SOR_POOL_DELAY_MS	50U
+
+static void sor_pool_later(void)
+{
+	queue_delayed_work(sor_wq, &sor_pool_work,
+			   msecs_to_jiffies(SOR_POOL_DELAY_MS));
+}
+
+static struct sor_pool_class *sor_pool_class(size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sor_pool); i++)
+		if (sor_pool[i].len == len)
+			return &sor_pool[i];
+	return NULL;
+}
+
+static void *sor_pool_new(size_t len)
+{
+	void *p = alloc_pages_exact(len, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+
+	if (p && !eusrv_sor_addr_encodable(sor_conn_ring_phys(p))) {
+		free_pages_exact(p, len);
+		p = NULL;
+	}
+	return p;
+}
+
+/*
+ * Zeroed memory of LEN bytes, page aligned, addressable by ADDR; NULL if
+ * none.  Process context.
+ */
+void *sor_pool_get(size_t len)
+{
+	struct sor_pool_class *k = sor_pool_class(len);
+	struct sor_pool_blk *b = NULL;
+
+	if (k) {
+		spin_lock_irq(&sor_pool_lock);
+		b = list_first_entry_or_null(&k->ready, struct sor_pool_blk, link);
+		if (b) {
+			list_del(&b->link);
+			k->nr_ready--;
+		}
+		spin_unlock_irq(&sor_pool_lock);
+		sor_pool_later();
+	}
+	if (b) {
+		/* The link was the only word written since it was zeroed. */
+		memset(b, 0, sizeof(*b));
+		return b;
+	}
+	return sor_pool_new(len);
+}
+
+/* Give back memory from sor_pool_get (any context). */
+void sor_pool_put(void *p, size_t len)
+{
+	struct sor_pool_class *k = sor_pool_class(len);
+	struct sor_pool_blk *b = p;
+	unsigned long flags;
+	bool keep = false;
+
+	if (k) {
+		spin_lock_irqsave(&sor_pool_lock, flags);
+		if (!sor_pool_dying && k->nr_ready + k->nr_dirty < SOR_POOL_TARGET &&
+		    k->nr_dirty < SOR_POOL_DIRTY_MAX) {
+			list_add_tail(&b->link, &k->dirty);
+			k->nr_dirty++;
+			keep = true;
+		}
+		spin_unlock_irqrestore(&sor_pool_lock, flags);
+	}
+	if (!keep) {
+		free_pages_exact(p, len);
+		return;
+	}
+	sor_pool_later();
+}
+
+/* Work: zero what came back, allocate up to the target. */
+static void sor_pool_fill(struct work_struct *w)
+{
+	struct sor_pool_blk *b;
+	unsigned int i;
+	void *p;
+
+	for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
+		struct sor_pool_class *k = &sor_pool[i];
+
+		for (;;) {
+			spin_lock_irq(&sor_pool_lock);
+			b = list_first_entry_or_null(&k->dirty,
+						     struct sor_pool_blk, link);
+			if (b) {
+				list_del(&b->link);
+				k->nr_dirty--;
+			}
+			spin_unlock_irq(&sor_pool_lock);
+			if (b) {
+				memset(b, 0, k->len);
+				p = b;
+			} else {
+				if (READ_ONCE(k->nr_ready) >= SOR_POOL_TARGET ||
+				    READ_ONCE(sor_pool_dying))
+					break;
+				p = sor_pool_new(k->len);
+				if (!p)
+					break;
+			}
+			b = p;
+			spin_lock_irq(&sor_pool_lock);
+			if (k->nr_ready < SOR_POOL_TARGET && !sor_pool_dying) {
+				list_add_tail(&b->link, &k->ready);
+				k->nr_ready++;
+				p = NULL;
+			}
+			spin_unlock_irq(&sor_pool_lock);
+			if (p)
+				free_pages_exact(p, k->len);
+			cond_resched();
+		}
+	}
+}
+
+void sor_pool_init(void)
+{
+	sor_pool[0].len = 1U << max_t(unsigned int, EUSRV_SOR_RING_DEF_SHIFT,
+				      PAGE_SHIFT);
+	sor_pool[1].len = SOR_RCV_DATA_OFF + sor_pool[0].len;
+	INIT_LIST_HEAD(&sor_pool[0].ready);
+	INIT_LIST_HEAD(&sor_pool[0].dirty);
+	INIT_LIST_HEAD(&sor_pool[1].ready);
+	INIT_LIST_HEAD(&sor_pool[1].dirty);
+	queue_delayed_work(sor_wq, &sor_pool_work, 0);
+}
+
+/* Module exit, after every connection: free the pool. */
+void sor_pool_exit(void)
+{
+	struct sor_pool_blk *b, *n;
+	unsigned int i;
+
+	spin_lock_irq(&sor_pool_lock);
+	sor_pool_dying = true;
+	spin_unlock_irq(&sor_pool_lock);
+	cancel_delayed_work_sync(&sor_pool_work);
+	for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
+		list_splice_init(&sor_pool[i].dirty, &sor_pool[i].ready);
+		list_for_each_entry_safe(b, n, &sor_pool[i].ready, link)
+			free_pages_exact(b, sor_pool[i].len);
+		sor_pool[i].nr_ready = 0;
+		sor_pool[i].nr_dirty = 0;
+	}
+}
