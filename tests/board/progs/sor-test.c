@@ -16,7 +16,8 @@
  *   sor-test serve-many PORT            one process, epoll, small rings
  *   sor-test MODE HOST PORT [N]         MODE: integrity fork threads dup
  *                                       epoll nonblock halfclose calls
- *                                       unread peerkill closeflush soak (serve);
+ *                                       unread peerkill closeflush soak
+ *                                       forgotten stress (serve);
  *                                       many cycles scribble (serve-many)
  *
  * Built with -DSOR_TEST_RAW_CONNECT, the clients connect with
@@ -211,6 +212,26 @@ static void serve_closeflush(int fd)
 	write_all(fd, buf + n / 2, (size_t)(n - n / 2));
 }
 
+/* Echo the first N bytes (the length comes first), then close at once. */
+static void serve_echo_cut(int fd)
+{
+	static char buf[65536];
+	uint64_t n, done = 0;
+	ssize_t r;
+
+	if (read_all(fd, &n, sizeof(n)) != sizeof(n))
+		fail("cut: no length");
+	while (done < n) {
+		size_t want = n - done < sizeof(buf) ? (size_t)(n - done) : sizeof(buf);
+
+		r = read(fd, buf, want);
+		if (r <= 0)
+			break;
+		write_all(fd, buf, (size_t)r);
+		done += (uint64_t)r;
+	}
+}
+
 /* Sink: reads nothing for a second (the client's ring fills), then all. */
 static void serve_sink(int fd)
 {
@@ -249,6 +270,7 @@ static int serve(int port)
 			case 'H': serve_halfclose(fd); break;
 			case 'S': serve_sink(fd); break;
 			case 'C': serve_closeflush(fd); break;
+			case 'R': serve_echo_cut(fd); break;
 			case 'U': sleep(1); break;	/* close with unread data */
 			case 'K': raise(SIGKILL); break;
 			default: fail("unknown test");
@@ -1119,6 +1141,163 @@ static void t_soak(const char *host, const char *port, uint64_t n)
 	       (unsigned long long)n, now_s() - t0);
 }
 
+/*
+ * The peer forgets this connection (the suite writes its id into the
+ * driver's debugfs "forget" on the other node once "ready" is printed):
+ * a blocked recv (N = 0) or a writer that fills the window (N = 1) must
+ * fail with ECONNRESET, not wait for ever.  Prints how long it took.
+ */
+static void t_forgotten(const char *host, const char *port, uint64_t n)
+{
+	static char buf[65536];
+	int fd = start(host, port, 'S');
+	double t0;
+	ssize_t r;
+
+	memset(buf, 'x', sizeof(buf));
+	if (n) {
+		/* Fill what the peer's sink takes in its first second. */
+		write_all(fd, buf, 1);
+	}
+	printf("ready\n");
+	fflush(stdout);
+	alarm(60);
+	t0 = now_s();
+	for (;;) {
+		r = n ? send(fd, buf, sizeof(buf), MSG_NOSIGNAL) :
+			recv(fd, buf, sizeof(buf), 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+	}
+	if (r == 0 || (errno != ECONNRESET && errno != EPIPE))
+		fail(r ? strerror(errno) : "EOF instead of a reset");
+	printf("ok forgotten %s: %s after %.2f s\n", n ? "writer" : "reader",
+	       strerror(errno), now_s() - t0);
+}
+
+/*
+ * N connections in child processes, each ending its own way at a random
+ * point of the transfer in both directions: a full echo, close() with
+ * data in flight, shutdown(SHUT_WR) then the echo to EOF, SIGKILL, and
+ * the server closing after a random count.  Every byte that comes back is
+ * checked; every child must end within 30 s (a hang fails); the counts
+ * must be exact where the ending makes them so.
+ */
+static void stress_one(const char *host, const char *port, unsigned int i)
+{
+	static unsigned char out[16384], in[65536];
+	unsigned int how = i % 5;
+	uint64_t cut = 1 + (uint64_t)((i * 2654435761U) % 700000U);
+	uint64_t len = how == 0 ? (1 << 20) : cut + 300000, sent = 0, got = 0;
+	int fd = start(host, port, how == 4 ? 'R' : 'E');
+	bool shut = false;
+
+	alarm(30);
+	if (how == 4)
+		write_all(fd, &cut, sizeof(cut));
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK))
+		die("stress: O_NONBLOCK");
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r, k;
+
+		if (!shut)
+			p.events |= POLLOUT;
+		if (poll(&p, 1, 1000) < 0 && errno != EINTR)
+			die("stress: poll");
+		if (!shut && (how == 1 || how == 3) && sent >= cut) {
+			if (how == 3)
+				raise(SIGKILL);
+			close(fd);
+			_exit(0);
+		}
+		if (!shut && (p.revents & POLLOUT)) {
+			size_t c = len - sent < sizeof(out) ? (size_t)(len - sent) : sizeof(out);
+
+			if (how == 2 && sent + c > cut)
+				c = (size_t)(cut - sent);
+			for (k = 0; k < (ssize_t)c; k++)
+				out[k] = pat(sent + (uint64_t)k, i);
+			r = send(fd, out, c, MSG_NOSIGNAL);
+			if (r < 0 && errno != EAGAIN) {
+				if (how == 4 && (errno == ECONNRESET || errno == EPIPE))
+					break;
+				die("stress: send");
+			}
+			if (r > 0)
+				sent += (uint64_t)r;
+			if (sent == len || (how == 2 && sent == cut)) {
+				if (shutdown(fd, SHUT_WR))
+					die("stress: shutdown");
+				shut = true;
+			}
+		}
+		r = recv(fd, in, sizeof(in), 0);
+		if (r < 0 && errno == EAGAIN)
+			continue;
+		if (r < 0 && how == 4 && errno == ECONNRESET)
+			break;
+		if (r < 0)
+			die("stress: recv");
+		if (r == 0)
+			break;
+		for (k = 0; k < r; k++)
+			if (in[k] != pat(got + (uint64_t)k, i))
+				fail("stress: a wrong byte came back");
+		got += (uint64_t)r;
+	}
+	if ((how == 0 && got != len) || (how == 2 && got != cut) ||
+	    (how == 4 && got > cut)) {
+		fprintf(stderr, "stress: connection %u (ending %u): %llu bytes back, cut %llu, sent %llu\n",
+			i, how, (unsigned long long)got, (unsigned long long)cut,
+			(unsigned long long)sent);
+		fail("stress: wrong count");
+	}
+	close(fd);
+	_exit(0);
+}
+
+static void t_stress(const char *host, const char *port, uint64_t n)
+{
+	unsigned int i, bad = 0, running = 0;
+	double t0 = now_s();
+	int st;
+
+	for (i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid)
+			stress_one(host, port, i);
+		/* A few at a time, so that endings overlap. */
+		if (++running == 4) {
+			if (wait(&st) < 0)
+				die("wait");
+			running--;
+			bad += !(WIFEXITED(st) && !WEXITSTATUS(st)) &&
+			       !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+		}
+	}
+	while (running--) {
+		if (wait(&st) < 0)
+			die("wait");
+		bad += !(WIFEXITED(st) && !WEXITSTATUS(st)) &&
+		       !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	}
+	if (bad) {
+		fprintf(stderr, "stress: %u of %llu connections failed or hung\n",
+			bad, (unsigned long long)n);
+		if (system("eusrvctl conns; eusrvctl stats") < 0)
+			perror("system");
+		fail("stress: failures");
+	}
+	printf("ok stress %llu connections ended at random points, all checked, in %.1f s\n",
+	       (unsigned long long)n, now_s() - t0);
+}
+
 static const struct {
 	const char *mode;
 	void (*fn)(const char *host, const char *port, uint64_t n);
@@ -1128,7 +1307,7 @@ static const struct {
 	{ "halfclose", t_halfclose }, { "calls", t_calls }, { "unread", t_unread },
 	{ "peerkill", t_peerkill }, { "many", t_many }, { "cycles", t_cycles },
 	{ "scribble", t_scribble }, { "closeflush", t_closeflush },
-	{ "soak", t_soak },
+	{ "soak", t_soak }, { "forgotten", t_forgotten }, { "stress", t_stress },
 };
 
 int main(int argc, char **argv)

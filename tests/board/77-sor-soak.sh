@@ -1,0 +1,119 @@
+#!/bin/bash
+# Sockets over RDMA under load, on each path (eusrv-run, then the patched
+# libc installed in the nodes): no connection may hang, every byte is
+# checked.
+#
+#  - soak: 1,000 back-to-back connections each echoing 1 MB (sor-test
+#    soak); one that takes more than 30 s fails and dumps both nodes'
+#    `eusrvctl conns`;
+#  - stress: connections ending at random points of the transfer in both
+#    directions (close with data in flight, shutdown, SIGKILL, the server
+#    closing early), every byte that comes back checked, every child must
+#    end (sor-test stress);
+#  - the peer forgets a connection (debugfs fault injection): a blocked
+#    reader and a blocked writer get ECONNRESET within the protocol's
+#    bound (PROBE after 1 s of silence, RST back; docs/protocol.md
+#    section 5) -- checked against 10 s, a generous multiple of it, so
+#    that a loaded machine does not decide the result.
+set -u
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+. "$TOP/tests/board/lib.sh"
+. "$TOP/tests/board/sor-lib.sh"
+board_suite_begin
+
+build_prog sor-test -lpthread
+SOAK=${EUSRV_SOAK_CONNS:-1000}
+STRESS=${EUSRV_STRESS_CONNS:-200}
+
+# Both nodes' connections and counters, when something went wrong.
+dump_state() {
+	local n
+	for n in node0 node1; do
+		diag "$n eusrvctl conns:"
+		on $n 'eusrvctl conns; eusrvctl stats' 2>&1 | sed 's/^/  /' | while IFS= read -r l; do diag "$l"; done
+	done
+}
+
+# forget_test WHO N: sor-test forgotten N from node1; once it is ready, node0
+# forgets its side of the connection.
+forget_test() {
+	local who=$1 n=$2 id out rc t
+	on node1 "${run}$prog forgotten node0 7600 $n >/tmp/forget-$who.log 2>&1 &"
+	for t in $(seq 50); do
+		on node1 "grep -q ready /tmp/forget-$who.log" >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	id=$(on node0 eusrvctl conns 2>/dev/null |
+		sed -n 's/^rdma id=\([0-9]*\) state=ESTABLISHED local=[^ ]*:7600 .*peer_node=1 .*/\1/p' | head -n 1)
+	if [ -z "$id" ]; then
+		not_ok "forgotten $who: the server's connection is listed on node0"
+		dump_state
+		return
+	fi
+	on node0 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug' >/dev/null 2>&1
+	on node0 "echo $id > /sys/kernel/debug/eusrv_sor/forget"
+	out=""
+	for t in $(seq 100); do
+		out=$(on node1 "cat /tmp/forget-$who.log" 2>/dev/null)
+		case $out in *"ok forgotten"*|*"sor-test"*) break ;; esac
+		sleep 0.2
+	done
+	t=$(printf '%s\n' "$out" | sed -n 's/.* after \([0-9.]*\) s$/\1/p')
+	if [ -n "$t" ] && awk -v t="$t" 'BEGIN { exit !(t < 10) }'; then
+		ok "forgotten $who: $(printf '%s\n' "$out" | tail -n 1) (bound 1.5 s + a round trip; allowed 10 s)"
+	else
+		not_ok "forgotten $who: ECONNRESET within 10 s # $(printf '%s' "$out" | tr '\n' ' ')"
+		dump_state
+	fi
+}
+
+paths=(preload patched)
+[ -n "${EUSRV_SOAK_PATHS:-}" ] && read -r -a paths <<<"$EUSRV_SOAK_PATHS"
+for libc in "${paths[@]}"; do
+	if [ "$libc" = preload ]; then
+		run="eusrv-run "
+		board_up "2 nodes boot" -n 2
+	else
+		run=
+		board_up "2 nodes boot with the patched libc" -n 2 --libc=patched
+	fi
+	on node0 "${run}$prog serve 7600 >/tmp/sor-serve.log 2>&1 &"
+	sleep 1
+
+	snap
+	out=$(EXEC_TIMEOUT=3000 on node1 "${run}$prog soak node0 7600 $SOAK" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		ok "$libc: $(printf '%s\n' "$out" | tail -n 1)"
+	else
+		not_ok "$libc: sor-test soak $SOAK # exit $rc"
+		diag "$out"
+		dump_state
+	fi
+	over_rdma "$libc: soak" $((SOAK * 1048576))
+	opened "$libc: soak" "$SOAK"
+
+	out=$(EXEC_TIMEOUT=1200 on node1 "${run}$prog stress node0 7600 $STRESS" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		ok "$libc: $(printf '%s\n' "$out" | tail -n 1)"
+	else
+		not_ok "$libc: sor-test stress $STRESS # exit $rc"
+		diag "$out"
+		dump_state
+	fi
+
+	snap
+	forget_test "$libc reader" 0
+	forget_test "$libc writer" 1
+	a=$(delta "$s0" node0 resets_sent)
+	b=$(delta "$s1" node1 resets_rcvd)
+	c=$(delta "$s1" node1 probes_sent)
+	if [ "$a" -ge 2 ] && [ "$b" -ge 2 ] && [ "$c" -ge 1 ]; then
+		ok "$libc: the forgotten connections were probed and reset (probes $c, RST sent $a, received $b)"
+	else
+		not_ok "$libc: probes and RSTs counted # probes_sent=$c resets_sent=$a resets_rcvd=$b"
+	fi
+	board stop >/dev/null 2>&1
+done
+tap_done
