@@ -414,6 +414,48 @@ static void test_spin(void)
 	pthread_join(t, NULL);
 }
 
+/* Adaptive spinning: it grows when data comes during a spin, fades when not. */
+static void test_adaptive_spin(void)
+{
+	static struct fake f;
+	unsigned char b[16] = { 0 };
+	struct sor_xfer x = plain;
+	struct iovec v = { .iov_base = b, .iov_len = sizeof(b) };
+	pthread_t t;
+	int i, spins_at_zero = 0;
+
+	x.spin_ns = SOR_SPIN_ADAPTIVE;
+	fake_init(&f, 0);
+	f.now = -1;
+	sor_ring_spin_init(&f.r);
+	ok(f.r.spin.budget_ns == 50000, "adaptive: starts with a 50 us budget");
+	/* Data comes only after the sleep: the spin did not pay. */
+	f.on_wait = on_wait_deliver6;
+	ok(sor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 6 && f.waits == 1 &&
+	   f.r.spin.budget_ns == 25000,
+	   "adaptive: a spin that saw nothing halves the budget (25 us)");
+	for (i = 0; i < 3; i++)
+		sor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
+	ok(f.r.spin.budget_ns == 0, "adaptive: after 4 unpaid spins it sleeps at once");
+	for (i = 0; i < 32; i++) {
+		int64_t t0 = k_now(&f);
+
+		sor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
+		spins_at_zero += k_now(&f) - t0 >= 10000;
+	}
+	ok(f.r.spin.budget_ns == 0 && spins_at_zero >= 1 && spins_at_zero <= 4,
+	   "adaptive: then a short spin only every 16th sleep (%d of 32 took 10 us+)",
+	   spins_at_zero);
+	/* Data during the spin: it paid, the budget grows to the cap. */
+	f.on_wait = NULL;
+	f.r.spin.budget_ns = 100000000;
+	if (pthread_create(&t, NULL, deliver_later, &f))
+		abort();
+	ok(sor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 7 && f.r.spin.budget_ns == 200000,
+	   "adaptive: a spin that saw data keeps spinning (budget capped at 200 us)");
+	pthread_join(t, NULL);
+}
+
 /* ---- send ---- */
 
 static void test_send(void)
@@ -609,6 +651,7 @@ int main(void)
 	test_recv();
 	test_credit();
 	test_spin();
+	test_adaptive_spin();
 	test_send();
 	test_fill();
 	test_threads();

@@ -125,8 +125,8 @@ static int64_t parse_spin(void)
 	const char *s = sor_r->getenv("EUSRV_SPIN_US");
 	int64_t v = 0;
 
-	if (!s)
-		return 0;
+	if (!s || !*s)
+		return SOR_SPIN_ADAPTIVE;
 	for (; *s >= '0' && *s <= '9'; s++) {
 		v = v * 10 + (*s - '0');
 		if (v > MAX_SPIN_US)
@@ -416,6 +416,7 @@ static struct sor_conn *map_conn(int cfd)
 	c->rcv.hdr = (struct eusrv_sor_ring_hdr *)((char *)map + in.rcv_hdr_off);
 	c->rcv.data = (unsigned char *)map + in.rcv_data_off;
 	c->rcv.size = in.rcv_size;
+	sor_ring_spin_init(&c->rcv);
 	c->id = in.id;
 	c->node = in.node;
 	c->peer_node = in.peer_node;

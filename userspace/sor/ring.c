@@ -202,6 +202,57 @@ static void spin(const struct sor_kops *k, void *ctx, const uint32_t *p,
 	}
 }
 
+/*
+ * Adaptive spinning (receive side, when EUSRV_SPIN_US is not set): spin
+ * for a budget that starts at SPIN_START_NS; a spin that sees data keeps
+ * it (doubling up to SPIN_MAX_NS), one that does not halves it, and below
+ * SPIN_FLOOR_NS the reader sleeps at once, trying a short spin again
+ * every SPIN_RETRY sleeps.  So spinning stays only where the data comes
+ * within the budget, as the kernel's adaptive busy-polling and adaptive
+ * mutexes do; on a node where it does not (the peer slower than the
+ * budget, or a host with fewer cores than busy threads) it costs one
+ * short spin in SPIN_RETRY waits.
+ */
+#define SPIN_START_NS	50000
+#define SPIN_MAX_NS	200000
+#define SPIN_FLOOR_NS	5000
+#define SPIN_RETRY	16U
+
+static int64_t spin_budget(struct sor_ring *r, int64_t fixed)
+{
+	int64_t b;
+	uint32_t n;
+
+	if (fixed != SOR_SPIN_ADAPTIVE)
+		return fixed;
+	b = __atomic_load_n(&r->spin.budget_ns, __ATOMIC_RELAXED);
+	if (b)
+		return b;
+	n = __atomic_add_fetch(&r->spin.sleeps, 1, __ATOMIC_RELAXED);
+	return n % SPIN_RETRY ? 0 : 2 * SPIN_FLOOR_NS;
+}
+
+static void spin_learn(struct sor_ring *r, int64_t fixed, int64_t used,
+		       bool paid)
+{
+	int64_t b;
+
+	if (fixed != SOR_SPIN_ADAPTIVE)
+		return;
+	if (paid)
+		b = used * 2 > SPIN_MAX_NS ? SPIN_MAX_NS :
+		    used * 2 < SPIN_START_NS ? SPIN_START_NS : used * 2;
+	else
+		b = used / 2 < SPIN_FLOOR_NS ? 0 : used / 2;
+	__atomic_store_n(&r->spin.budget_ns, b, __ATOMIC_RELAXED);
+}
+
+void sor_ring_spin_init(struct sor_ring *r)
+{
+	r->spin.budget_ns = SPIN_START_NS;
+	r->spin.sleeps = 0;
+}
+
 uint32_t sor_ring_readable(const struct sor_ring *rcv)
 {
 	return LOAD_ACQ(&rcv->hdr->tail) - LOAD(&rcv->hdr->head);
@@ -309,10 +360,16 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			deadline = deadline_of(k, ctx, x->timeout_ns);
 			timed = true;
 		}
-		if (x->spin_ns > 0 && !spun) {
+		if (!spun) {
+			int64_t budget = spin_budget(r, x->spin_ns);
+
 			spun = true;
-			spin(k, ctx, &h->tail, tail, &h->flags, flags, x->spin_ns);
-			continue;
+			if (budget > 0) {
+				spin(k, ctx, &h->tail, tail, &h->flags, flags, budget);
+				spin_learn(r, x->spin_ns, budget,
+					   LOAD_ACQ(&h->tail) != tail);
+				continue;
+			}
 		}
 		left = time_left(k, ctx, deadline);
 		if (!left) {

@@ -18,10 +18,20 @@
 
 #include <uapi/eusrv/sor.h>
 
+/*
+ * The adaptive spin of one receive ring in this process (see ring.c):
+ * how long to spin before sleeping, learnt from whether spins paid.
+ */
+struct sor_spin {
+	int64_t budget_ns;	/* 0: sleeping at once for now */
+	uint32_t sleeps;	/* sleeps since spinning stopped */
+};
+
 struct sor_ring {
 	struct eusrv_sor_ring_hdr *hdr;
 	unsigned char *data;
 	uint32_t size;		/* power of two */
+	struct sor_spin spin;	/* receive rings; accessed with atomics */
 };
 
 /* The kernel's side; every function returns 0 or a negative errno. */
@@ -52,6 +62,8 @@ struct sor_src {
 	size_t limit;	/* with FILL: at most this many bytes */
 };
 
+#define SOR_SPIN_ADAPTIVE	(-1)
+
 #define SOR_X_PEEK	0x1U	/* MSG_PEEK */
 #define SOR_X_WAITALL	0x2U	/* MSG_WAITALL */
 #define SOR_X_DONTWAIT	0x4U	/* MSG_DONTWAIT */
@@ -61,7 +73,8 @@ struct sor_src {
 struct sor_xfer {
 	unsigned int flags;	/* SOR_X_* */
 	int64_t timeout_ns;	/* SO_RCVTIMEO / SO_SNDTIMEO, -1 none */
-	int64_t spin_ns;	/* spin on the ring before sleeping */
+	/* Spin on the ring before sleeping: SOR_SPIN_ADAPTIVE, or fixed ns (0 = never). */
+	int64_t spin_ns;
 };
 
 /*
@@ -83,6 +96,9 @@ ssize_t sor_ring_send(struct sor_ring *snd, const struct sor_kops *k,
 /* Bytes readable now / bytes queued in the send ring. */
 uint32_t sor_ring_readable(const struct sor_ring *rcv);
 uint32_t sor_ring_queued(const struct sor_ring *snd);
+
+/* A receive ring's adaptive spin starts with its first budget. */
+void sor_ring_spin_init(struct sor_ring *r);
 
 /* The per-direction locks (D4.2 send and receive locks). */
 void sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
