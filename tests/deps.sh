@@ -8,7 +8,7 @@ sparse cppcheck util-linux coreutils iputils-ping
 linux-source-6.1 xz-utils dt-schema device-tree-compiler python3-yaml
 flex bison bc libssl-dev python3 gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu
 redis-server redis-tools iperf3 sockperf nginx-light curl netcat-openbsd
-ethtool wrk
+ethtool wrk memcached libmemcached-tools postgresql gnuplot-nox
 glibc-source gawk patch"
 
 missing=
