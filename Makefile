@@ -2,7 +2,7 @@
 #
 #   make          build everything into build/
 #   make deps     install the Debian packages the project needs (idempotent)
-#   make check    run every test; ends with "N passed, N failed"
+#   make check    run every test; ends with "N passed, N failed, N skipped"
 #   make run      boot a two-node virtual board and show a mailbox round trip
 #   make bench    measure the board's transports side by side (tables)
 #   make kunit    build the KUnit suites into a UML kernel (cached) and run them

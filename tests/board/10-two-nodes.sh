@@ -64,11 +64,8 @@ else
 fi
 
 # Bad input from user space: malformed ioctls get their errno, no oops.
-prog=$BUILD/tests/board/mbox-badioctl
-mkdir -p "$(dirname "$prog")"
-if cc -std=gnu11 -Wall -Wextra -Werror -I"$TOP/kmod/include" -o "$prog" \
-	"$TOP/tests/board/progs/mbox-badioctl.c" 2>&1 | sed 's/^/# /' &&
-	out=$(on node0 "$prog" 2>&1); then
+build_prog mbox-badioctl
+if out=$(on node0 "$prog" 2>&1); then
 	ok "malformed ioctls on /dev/eusrv_mbox are refused ($(printf '%s\n' "$out" | grep -c '^ok') cases)"
 else
 	not_ok "malformed ioctls on /dev/eusrv_mbox are refused"

@@ -23,21 +23,37 @@ for n in node0 node1; do
 		on $n 'grep -q "^eusrv_sor " /proc/modules && test -c /dev/eusrv_sor'
 done
 
-# report NAME OUTPUT: one TAP line per "ok"/"not ok" line of the program.
-report() {
-	printf '%s\n' "$2" | while IFS= read -r l; do
-		case $l in
-		"ok "*) ok "$1: ${l#ok }" ;;
-		"not ok "*) not_ok "$1: ${l#not ok }" ;;
-		*) diag "$l" ;;
-		esac
-	done
+# run_report NAME NODE ARGS...: runs the test program on NODE, one TAP line
+# per "ok"/"not ok" line it prints (in this shell, so that failures count),
+# and a failure if it exits non-zero or printed no point at all (a crash
+# that drops the rest).
+run_report() {
+	local name=$1 node=$2 out rc
+	shift 2
+	out=$(on "$node" "$prog" "$@" 2>&1)
+	rc=$?
+	report "$name" "$out"
+	if [ "$rc" -ne 0 ] || [ "$npoints" -eq 0 ]; then
+		not_ok "$name: $prog $* exited with status $rc after $npoints points"
+	fi
 }
 
-out=$(on node0 "$prog" badioctl 2>&1)
-report "node0 badioctl" "$out"
-out=$(on node0 "$prog" refused 1 $PORT 2>&1)
-report "node0 refused" "$out"
+# report NAME OUTPUT: one TAP line per "ok"/"not ok" line of OUTPUT, the
+# rest as diagnostics; sets npoints.
+report() {
+	local l
+	npoints=0
+	while IFS= read -r l; do
+		case $l in
+		"ok "*) ok "$1: ${l#ok }"; npoints=$((npoints + 1)) ;;
+		"not ok "*) not_ok "$1: ${l#not ok }"; npoints=$((npoints + 1)) ;;
+		*) diag "$l" ;;
+		esac
+	done <<<"$2"
+}
+
+run_report "node0 badioctl" node0 badioctl
+run_report "node0 refused" node0 refused 1 $PORT
 
 # The server on node1 stays up (holding later connections) until killed.
 on node1 "$prog server $PORT >/tmp/sor-server.out 2>&1 &" >/dev/null
@@ -45,14 +61,18 @@ for _ in $(seq 50); do
 	on node1 'grep -q listening /tmp/sor-server.out' >/dev/null 2>&1 && break
 	sleep 0.2
 done
-out=$(on node0 "$prog" client 1 $PORT 2>&1)
-report "client" "$out"
-sleep 1
+run_report "client" node0 client 1 $PORT
+# The server reports its first connection once the client has closed it.
+for _ in $(seq 100); do
+	on node1 'grep -q "every block checked" /tmp/sor-server.out' >/dev/null 2>&1 && break
+	sleep 0.2
+done
 out=$(on node1 'cat /tmp/sor-server.out')
 report "server" "$out"
+if ! printf '%s\n' "$out" | grep -q "every block checked"; then
+	not_ok "server: reported its first connection within 20 s"
+fi
 
-check "node0: the connections appear in LIST (eusrvctl conns)" \
-	on node0 'eusrvctl conns >/dev/null'
 stats=$(on node0 eusrvctl stats 2>&1)
 diag "$(printf '%s\n' "$stats" | tr '\n' ' ')"
 bad_user=$(printf '%s\n' "$stats" | sed -n 's/^bad_user=//p')
@@ -63,8 +83,10 @@ else
 fi
 
 # hold_reset WHAT CMD...: a call on node0 blocked on a connection to node1
-# ends with ECONNRESET in <= 3 s (plus the command channel's own latency)
-# after CMD does something to node1.
+# ends with ECONNRESET after CMD does something to node1.  The contract is
+# 3 s (keepalive); the bound checked is three times that, so that a loaded
+# host (TCG, command channel latency) cannot fail it while a connection that
+# is never reset still does.  While it is held, LIST shows the connection.
 hold_reset() {
 	local what=$1 out t0 t1 secs
 	shift
@@ -73,9 +95,16 @@ hold_reset() {
 		on node0 'grep -q holding /tmp/sor-hold.out' >/dev/null 2>&1 && break
 		sleep 0.2
 	done
+	if out=$(on node0 'eusrvctl conns' 2>&1) &&
+		printf '%s\n' "$out" | grep -q '^rdma .*state=ESTABLISHED .*peer_node=1 '; then
+		ok "$what: LIST (eusrvctl conns) shows the held connection"
+	else
+		not_ok "$what: LIST (eusrvctl conns) shows the held connection"
+		diag "$out"
+	fi
 	t0=$(date +%s.%N)
 	"$@" >/dev/null 2>&1
-	for _ in $(seq 60); do
+	for _ in $(seq 100); do
 		on node0 'grep -q error= /tmp/sor-hold.out' >/dev/null 2>&1 && break
 		sleep 0.2
 	done
@@ -83,8 +112,8 @@ hold_reset() {
 	out=$(on node0 'cat /tmp/sor-hold.out')
 	secs=$(echo "$t1 - $t0" | bc)
 	diag "$out (after ${secs}s)"
-	if printf '%s\n' "$out" | grep -q "^error=104$" && [ "$(echo "$secs < 5" | bc)" = 1 ]; then
-		ok "$what: blocked WAIT ends with ECONNRESET (${secs}s)"
+	if printf '%s\n' "$out" | grep -q "^error=104$" && [ "$(echo "$secs < 9" | bc)" = 1 ]; then
+		ok "$what: blocked WAIT ends with ECONNRESET (${secs}s, contract 3 s, bound 9 s)"
 	else
 		not_ok "$what: blocked WAIT ends with ECONNRESET # ${secs}s"
 	fi
@@ -93,14 +122,19 @@ hold_reset() {
 # Silent, not dead: keepalives find it; when it comes back it is told to
 # drop its side of the connections too.
 hold_reset "peer node frozen" board freeze node1
-board thaw node1 >/dev/null
+check "board thaw node1" board thaw node1
 sleep 2
-out=$(on node1 'eusrvctl conns' 2>&1)
-if ! printf '%s\n' "$out" | grep -q '^rdma .*state=ESTABLISHED .*peer_node=0'; then
-	ok "node1 thawed: its side of the connections with node0 is reset too"
-else
+if ! out=$(on node1 'eusrvctl conns' 2>&1); then
+	not_ok "node1 thawed: eusrvctl conns # failed"
+	diag "$out"
+elif ! printf '%s\n' "$out" | grep -q '^total rdma='; then
+	not_ok "node1 thawed: eusrvctl conns printed no total"
+	diag "$out"
+elif printf '%s\n' "$out" | grep -q '^rdma .*state=ESTABLISHED .*peer_node=0 '; then
 	not_ok "node1 thawed: its side of the connections with node0 is reset too"
 	diag "$out"
+else
+	ok "node1 thawed: its side of the connections with node0 is reset too"
 fi
 
 hold_reset "peer node killed" board kill node1
@@ -108,8 +142,7 @@ hold_reset "peer node killed" board kill node1
 kdir=$BUILD/kmod
 check "node0: unload and reload eusrv_sor" on node0 \
 	"rmmod eusrv_sor && insmod $kdir/eusrv_sor.ko && test -c /dev/eusrv_sor"
-out=$(on node0 "$prog" badioctl 2>&1)
-report "node0 after reload" "$out"
+run_report "node0 after reload" node0 badioctl
 
 check "board stop" board stop
 tap_done

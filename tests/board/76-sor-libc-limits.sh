@@ -37,11 +37,13 @@ client() {
 	snap
 	out=$(on node1 "$*" 2>&1)
 	rc=$?
-	a=$(delta "$s0" node0 conns_opened)
-	b=$(delta "$s1" node1 conns_opened)
+	a=$(delta "$s0" node0 conns_opened) || a=
+	b=$(delta "$s1" node1 conns_opened) || b=
 	if [ $rc -ne 0 ]; then
 		not_ok "$name # exit $rc"
 		diag "$out"
+	elif [ -z "$a" ] || [ -z "$b" ]; then
+		not_ok "$name # eusrvctl stats unreadable on a node"
 	elif [ "$want" = some ] && [ "$a" -ge 1 ] && [ "$b" -ge 1 ]; then
 		ok "$name: over RDMA ($a and $b connections opened)"
 	elif [ "$want" = none ] && [ "$a" -eq 0 ] && [ "$b" -eq 0 ]; then

@@ -106,9 +106,9 @@ for libc in "${paths[@]}"; do
 	snap
 	forget_test "$libc reader" 0
 	forget_test "$libc writer" 1
-	a=$(delta "$s0" node0 resets_sent)
-	b=$(delta "$s1" node1 resets_rcvd)
-	c=$(delta "$s1" node1 probes_sent)
+	a=$(delta "$s0" node0 resets_sent) || a=-1
+	b=$(delta "$s1" node1 resets_rcvd) || b=-1
+	c=$(delta "$s1" node1 probes_sent) || c=-1
 	if [ "$a" -ge 2 ] && [ "$b" -ge 2 ] && [ "$c" -ge 1 ]; then
 		ok "$libc: the forgotten connections were probed and reset (probes $c, RST sent $a, received $b)"
 	else

@@ -505,7 +505,9 @@ static void real_programs(void)
 	ok(!strcmp(out, "3\n"), "eusrv-run passes the exit status through");
 	snprintf(cmd, sizeof(cmd), "%s 2>&1; echo $?", SOR_RUN);
 	out = run(cmd, &st);
-	ok(strstr(out, "usage") || strstr(out, "eusrv-run"), "eusrv-run with no command: usage");
+	ok(strstr(out, "eusrv-run CMD [ARGS...]:") && strlen(out) >= 2 &&
+	   !strcmp(out + strlen(out) - 2, "2\n"),
+	   "eusrv-run with no command: its usage, status 2");
 }
 
 int main(int argc, char **argv)

@@ -1008,6 +1008,25 @@ static void t_cycles(const char *host, const char *port, uint64_t n)
 
 /* ---- a hostile program: its own ring header and garbage ioctls ---- */
 
+/* The connection's commands that take a pointer. */
+static const struct {
+	unsigned long cmd;
+	const char *name;
+} conn_cmds[] = {
+	{ EUSRV_SOR_INFO, "INFO" },
+	{ EUSRV_SOR_WAIT, "WAIT" },
+	{ EUSRV_SOR_SHUTDOWN, "SHUTDOWN" },
+	{ EUSRV_SOR_GET_ERROR, "GET_ERROR" },
+	{ EUSRV_SOR_LOCK_WAIT, "LOCK_WAIT" },
+	{ EUSRV_SOR_LOCK_WAKE, "LOCK_WAKE" },
+};
+
+/* The control file's commands, which a connection must refuse. */
+static const unsigned long ctl_cmds[] = {
+	EUSRV_SOR_LISTEN, EUSRV_SOR_UNLISTEN, EUSRV_SOR_CONNECT, EUSRV_SOR_ACCEPT,
+	EUSRV_SOR_NOTE, EUSRV_SOR_LIST, EUSRV_SOR_STATS,
+};
+
 static void t_scribble(const char *host, const char *port, uint64_t n)
 {
 	int a = dial(host, port, 0, true), b = dial(host, port, 0, true), e = 0;
@@ -1029,13 +1048,26 @@ static void t_scribble(const char *host, const char *port, uint64_t n)
 	m = mmap(NULL, in.map_len, PROT_READ | PROT_WRITE, MAP_SHARED, a, 0);
 	if (m == MAP_FAILED)
 		die("mmap");
-	/* Undefined commands, and defined ones with bad pointers, on both. */
-	for (cmd = 0; cmd < 0x40; cmd++) {
-		ioctl(b, _IOC(_IOC_READ | _IOC_WRITE, EUSRV_SOR_IOC_MAGIC, cmd + 0x40, 64), &in);
-		ioctl(a, _IOC(_IOC_WRITE, EUSRV_SOR_IOC_MAGIC, cmd, 16), (void *)16);
+	/* Every defined connection command with a bad pointer: EFAULT. */
+	for (i = 0; i < (int)(sizeof(conn_cmds) / sizeof(conn_cmds[0])); i++) {
+		if (ioctl(i & 1 ? a : b, conn_cmds[i].cmd, (void *)16) != -1 ||
+		    errno != EFAULT) {
+			fprintf(stderr, "%s: %s\n", mode, conn_cmds[i].name);
+			fail("a connection command with a bad pointer: not EFAULT");
+		}
 	}
-	if (ioctl(b, EUSRV_SOR_INFO, (void *)16) != -1 || errno != EFAULT)
-		fail("INFO with a bad pointer: not EFAULT");
+	/* Commands a connection does not know (every number of the magic
+	 * with a size no command has, and the control file's): ENOTTY.
+	 */
+	for (cmd = 0; cmd < 0x40; cmd++) {
+		if (ioctl(cmd & 1 ? a : b,
+			  _IOC(_IOC_READ | _IOC_WRITE, EUSRV_SOR_IOC_MAGIC, cmd, 64),
+			  (void *)16) != -1 || errno != ENOTTY)
+			fail("an undefined command on a connection: not ENOTTY");
+	}
+	for (i = 0; i < (int)(sizeof(ctl_cmds) / sizeof(ctl_cmds[0])); i++)
+		if (ioctl(a, ctl_cmds[i], &in) != -1 || errno != ENOTTY)
+			fail("a control-file command on a connection: not ENOTTY");
 	/* The send ring's tail far ahead, the receive head behind. */
 	h = (struct eusrv_sor_ring_hdr *)((char *)m + in.snd_hdr_off);
 	h->tail = h->head + 3 * in.snd_size + 17;
