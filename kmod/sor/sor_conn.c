@@ -23,6 +23,14 @@ static struct sor_ids sor_ids;
 static struct sor_conn *sor_tbl[SOR_IDS_MAX];
 static bool sor_dying;
 
+/*
+ * The last connections that left the table (EUSRV_SOR_LIST_CLOSED), so
+ * that what a finished program's connections carried can still be read;
+ * a ring under sor_tbl_lock, written as each one is unlinked.
+ */
+static struct eusrv_sor_conn_stat sor_hist[EUSRV_SOR_HISTORY];
+static unsigned int sor_hist_next, sor_hist_count;
+
 static_assert(SOR_IDS_MAX == EUSRV_SOR_MAX_CONNS);
 static_assert(SOR_IDS_MAX == EUSRV_SOR_NO_ID);
 
@@ -210,6 +218,56 @@ bool sor_conn_may_retire_locked(struct sor_conn *c)
 				 c->busy, c->reply_owed);
 }
 
+/* A record of C as LIST shows it; takes C's lock. */
+void sor_conn_stat(struct sor_conn *c, struct eusrv_sor_conn_stat *s)
+{
+	u32 snd_flags = 0, rcv_flags = 0;
+	unsigned long flags;
+
+	memset(s, 0, sizeof(*s));
+	spin_lock_irqsave(&c->lock, flags);
+	s->id = c->id;
+	s->peer_node = c->peer_node;
+	s->peer_id = c->peer_id;
+	s->state = sor_st_uapi(c->state);
+	s->lport = c->lport;
+	s->rport = c->rport;
+	s->so_error = c->so_error;
+	s->snd_size = c->snd_size;
+	s->rcv_size = c->rcv_size;
+	if (c->snd_hdr && c->snd_data) {
+		s->snd_queued = min(c->snd_seen - c->snd_head, c->snd_size);
+		snd_flags = READ_ONCE(c->snd_hdr->flags);
+	}
+	if (c->rcv_hdr && c->rcv_data) {
+		s->rcv_queued = min(c->rcv_tail - READ_ONCE(c->rcv_hdr->head),
+				    c->rcv_size);
+		rcv_flags = READ_ONCE(c->rcv_hdr->flags);
+	}
+	s->bytes_sent = c->bytes_sent;
+	s->bytes_rcvd = c->bytes_rcvd;
+	s->transfers = c->transfers;
+	s->pid = c->pid;
+	s->flags = (rcv_flags & 0xffff) << 16 | (snd_flags & 0xffff);
+	s->serial = c->serial;
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/* Up to ROOM records of the history, newest first; returns how many. */
+u32 sor_conn_history(struct eusrv_sor_conn_stat *out, u32 room)
+{
+	unsigned long flags;
+	u32 i, n;
+
+	spin_lock_irqsave(&sor_tbl_lock, flags);
+	n = min(sor_hist_count, room);
+	for (i = 0; i < n; i++)
+		out[i] = sor_hist[(sor_hist_next + EUSRV_SOR_HISTORY - 1 - i) %
+				  EUSRV_SOR_HISTORY];
+	spin_unlock_irqrestore(&sor_tbl_lock, flags);
+	return n;
+}
+
 /* Take C out of the table; process context, C referenced by the caller. */
 static void sor_conn_unlink(struct sor_conn *c)
 {
@@ -226,6 +284,14 @@ static void sor_conn_unlink(struct sor_conn *c)
 		sor_tbl[c->id] = NULL;
 		sor_ids_free(&sor_ids, c->id);
 		c->in_table = false;
+		/* Only what was established carried anything worth keeping. */
+		if (c->serial) {
+			sor_conn_stat(c, &sor_hist[sor_hist_next]);
+			sor_hist[sor_hist_next].closed = 1;
+			sor_hist_next = (sor_hist_next + 1) % EUSRV_SOR_HISTORY;
+			if (sor_hist_count < EUSRV_SOR_HISTORY)
+				sor_hist_count++;
+		}
 	}
 	spin_unlock_irqrestore(&sor_tbl_lock, flags);
 	if (!was)

@@ -163,6 +163,7 @@ struct sor_conn {
 	u64 bytes_sent;
 	u64 bytes_rcvd;
 	u64 transfers;
+	u64 serial;		/* conns_opened when established, 0 before */
 };
 
 /* Node-wide counters, one per field of struct eusrv_sor_stats. */
@@ -199,6 +200,12 @@ static inline void sor_count(enum sor_stat s)
 	atomic64_inc(&sor_stats[s]);
 }
 
+/* C is established: it gets the node's next serial (STATS conns_opened). */
+static inline void sor_count_opened_locked(struct sor_conn *c)
+{
+	c->serial = atomic64_inc_return(&sor_stats[SOR_S_OPENED]);
+}
+
 static inline void sor_count_add(enum sor_stat s, u64 n)
 {
 	atomic64_add(n, &sor_stats[s]);
@@ -225,6 +232,8 @@ void sor_conn_flags_locked(struct sor_conn *c);
 bool sor_conn_may_retire_locked(struct sor_conn *c);
 unsigned int sor_conn_count(void);
 void sor_conn_for_each(void (*fn)(struct sor_conn *c, void *arg), void *arg);
+void sor_conn_stat(struct sor_conn *c, struct eusrv_sor_conn_stat *s);
+u32 sor_conn_history(struct eusrv_sor_conn_stat *out, u32 room);
 void sor_conn_reset_node(unsigned int node, int err);
 int sor_conn_forget(unsigned int id);
 void sor_conn_exit(void);

@@ -85,37 +85,9 @@ struct sor_list_arg {
 static void sor_list_one(struct sor_conn *c, void *p)
 {
 	struct sor_list_arg *a = p;
-	struct eusrv_sor_conn_stat *s;
-	u32 snd_flags = 0, rcv_flags = 0;
 
-	if (a->total++ >= a->room)
-		return;
-	s = &a->out[a->total - 1];
-	spin_lock(&c->lock);
-	s->id = c->id;
-	s->peer_node = c->peer_node;
-	s->peer_id = c->peer_id;
-	s->state = sor_st_uapi(c->state);
-	s->lport = c->lport;
-	s->rport = c->rport;
-	s->so_error = c->so_error;
-	s->snd_size = c->snd_size;
-	s->rcv_size = c->rcv_size;
-	if (c->snd_hdr && c->snd_data) {
-		s->snd_queued = min(c->snd_seen - c->snd_head, c->snd_size);
-		snd_flags = READ_ONCE(c->snd_hdr->flags);
-	}
-	if (c->rcv_hdr && c->rcv_data) {
-		s->rcv_queued = min(c->rcv_tail - READ_ONCE(c->rcv_hdr->head),
-				    c->rcv_size);
-		rcv_flags = READ_ONCE(c->rcv_hdr->flags);
-	}
-	s->bytes_sent = c->bytes_sent;
-	s->bytes_rcvd = c->bytes_rcvd;
-	s->transfers = c->transfers;
-	s->pid = c->pid;
-	s->flags = (rcv_flags & 0xffff) << 16 | (snd_flags & 0xffff);
-	spin_unlock(&c->lock);
+	if (a->total++ < a->room)
+		sor_conn_stat(c, &a->out[a->total - 1]);
 }
 
 /* The notes of every control file: how many in total, up to ROOM copied. */
@@ -155,7 +127,7 @@ static long sor_ctl_list(void __user *arg)
 	if (copy_from_user(&l, arg, sizeof(l)))
 		return -EFAULT;
 	if ((l.count && !l.conns) || (l.note_count && !l.notes) ||
-	    l.note_count > SOR_MAX_LIST_NOTES)
+	    l.note_count > SOR_MAX_LIST_NOTES || (l.flags & ~EUSRV_SOR_LIST_CLOSED))
 		return -EINVAL;
 	a.room = min(l.count, EUSRV_SOR_MAX_CONNS);
 	if (a.room) {
@@ -171,6 +143,12 @@ static long sor_ctl_list(void __user *arg)
 		}
 	}
 	sor_conn_for_each(sor_list_one, &a);
+	l.closed = 0;
+	if (l.flags & EUSRV_SOR_LIST_CLOSED) {
+		l.closed = sor_conn_history(a.out + min(a.total, a.room),
+					    a.room - min(a.total, a.room));
+		a.total += l.closed;
+	}
 	l.total = a.total;
 	l.note_total = sor_list_notes(notes, l.note_count);
 	if (a.room &&

@@ -460,7 +460,7 @@ void sor_rx_connrpl(struct sor_conn *c, unsigned int src, u64 msg)
 		if (!c->client) {
 			sor_data_established_locked(c);
 			sor_conn_set_state_locked(c, EUSRV_SOR_ST_ESTABLISHED, 0);
-			sor_count(SOR_S_OPENED);
+			sor_count_opened_locked(c);
 			/* Until ACCEPT claims it. */
 			sor_conn_arm_locked(c, SOR_UNCLAIMED_MS);
 		}
@@ -703,6 +703,7 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	if (c->state == EUSRV_SOR_ST_CONNECTING && c->have_addr) {
 		sor_data_established_locked(c);
 		sor_conn_set_state_locked(c, EUSRV_SOR_ST_ESTABLISHED, 0);
+		sor_count_opened_locked(c);
 		ret = 0;
 	} else {
 		ret = -ECONNREFUSED;
@@ -725,7 +726,6 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 		sor_conn_put(c);
 		return ret;
 	}
-	sor_count(SOR_S_OPENED);
 	sor_conn_put(c);
 	return ret;
 }

@@ -73,6 +73,15 @@ if ! printf '%s\n' "$out" | grep -q "every block checked"; then
 	not_ok "server: reported its first connection within 20 s"
 fi
 
+# The client's connections have ended: their records stay in the history.
+if out=$(on node0 'eusrvctl conns --closed' 2>&1) &&
+	printf '%s\n' "$out" | grep -Eq "^closed .*:$PORT peer_node=1 .* sent=[1-9][0-9]* .*serial=[1-9]"; then
+	ok "node0: the ended connections are kept with what they carried (eusrvctl conns --closed)"
+else
+	not_ok "node0: the ended connections are kept (eusrvctl conns --closed)"
+	diag "$out"
+fi
+
 stats=$(on node0 eusrvctl stats 2>&1)
 diag "$(printf '%s\n' "$stats" | tr '\n' ' ')"
 bad_user=$(printf '%s\n' "$stats" | sed -n 's/^bad_user=//p')

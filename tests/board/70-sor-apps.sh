@@ -89,16 +89,16 @@ if [ $driver = yes ]; then
 			diag "$out"
 		fi
 		case $1 in
-		integrity) over_rdma "sor-test $1" $((2 * $2)) ;;
-		epoll) over_rdma "sor-test $1" $((2 * $2)) ;;
-		halfclose) over_rdma "sor-test $1" "$2" ;;
-		closeflush) over_rdma "sor-test $1" $((10 * $2)) ;;
-		fork) over_rdma "sor-test $1" $((2000 * 64)) ;;
-		threads) over_rdma "sor-test $1" $((4 * 3000 * 64)) ;;
-		calls) over_rdma "sor-test $1" 300 ;;
-		unread|peerkill|scribble) opened "sor-test $1" 1 ;;
-		many|cycles) opened "sor-test $1" "$2" ;;
-		*) over_rdma "sor-test $1" 1 ;;
+		integrity) over_rdma "sor-test $1" $((2 * $2)) $port ;;
+		epoll) over_rdma "sor-test $1" $((2 * $2)) $port ;;
+		halfclose) over_rdma "sor-test $1" "$2" $port ;;
+		closeflush) over_rdma "sor-test $1" $((10 * $2)) $port ;;
+		fork) over_rdma "sor-test $1" $((2000 * 64)) $port ;;
+		threads) over_rdma "sor-test $1" $((4 * 3000 * 64)) $port ;;
+		calls) over_rdma "sor-test $1" 300 $port ;;
+		unread|peerkill|scribble) opened "sor-test $1" 1 $port ;;
+		many|cycles) opened "sor-test $1" "$2" $port ;;
+		*) over_rdma "sor-test $1" 1 $port ;;
 		esac
 	done
 
@@ -137,7 +137,7 @@ if [ $driver = yes ]; then
 		else
 			not_ok "nc $from -> $to: $size bytes # client failed"
 		fi
-		over_rdma "nc $size bytes" "$size"
+		over_rdma "nc $size bytes" "$size" "$port"
 	done
 
 	# iperf3
@@ -153,7 +153,7 @@ if [ $driver = yes ]; then
 		not_ok "iperf3 node1 -> node0 # exit $rc"
 		diag "$out"
 	fi
-	over_rdma "iperf3" 1000000
+	over_rdma "iperf3" 1000000 7200
 
 	# redis-server + redis-benchmark
 	on node0 "${run}redis-server --port 7300 --bind 0.0.0.0 --protected-mode no \
@@ -169,7 +169,7 @@ if [ $driver = yes ]; then
 		not_ok "redis-benchmark -n 2000 # exit $rc"
 		diag "$out"
 	fi
-	over_rdma "redis" $((5 * 2000 * 20))
+	over_rdma "redis" $((5 * 2000 * 20)) 7300
 
 	# sockperf ping-pong
 	on node0 "${run}sockperf server --tcp -i 0.0.0.0 -p 7400 --daemonize >/dev/null 2>&1"
@@ -183,7 +183,7 @@ if [ $driver = yes ]; then
 		not_ok "sockperf ping-pong # exit $rc"
 		diag "$out"
 	fi
-	over_rdma "sockperf" 64000
+	over_rdma "sockperf" 64000 7400
 	snap
 	out=$(on node1 "${run}sockperf throughput --tcp -i 198.18.0.10 -p 7400 -t 3 -m 1400" 2>&1)
 	rc=$?
@@ -194,7 +194,7 @@ if [ $driver = yes ]; then
 		not_ok "sockperf throughput # exit $rc"
 		diag "$out"
 	fi
-	over_rdma "sockperf throughput" 1000000
+	over_rdma "sockperf throughput" 1000000 7400
 
 	# nginx serving a large file (sendfile) to curl
 	on node0 "mkdir -p /tmp/www && head -c 20000000 /dev/urandom >/tmp/www/big &&
@@ -212,7 +212,7 @@ if [ $driver = yes ]; then
 	else
 		not_ok "nginx -> curl: 20 MB file # $a vs $b"
 	fi
-	over_rdma "nginx" 20000000
+	over_rdma "nginx" 20000000 7500
 	on node0 'kill $(cat /tmp/nginx.pid)' >/dev/null 2>&1
 
 	# A registration outlives no listening socket: a program under eusrv-run

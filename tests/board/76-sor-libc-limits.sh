@@ -42,14 +42,14 @@ client() {
 	if [ $rc -ne 0 ]; then
 		not_ok "$name # exit $rc"
 		diag "$out"
-	elif [ -z "$a" ] || [ -z "$b" ]; then
-		not_ok "$name # eusrvctl stats unreadable on a node"
-	elif [ "$want" = some ] && [ "$a" -ge 1 ] && [ "$b" -ge 1 ]; then
-		ok "$name: over RDMA ($a and $b connections opened)"
+	elif [ -z "$a" ] || [ -z "$b" ] || ! scoped_both 7610; then
+		not_ok "$name # eusrvctl stats or conns unreadable on a node"
+	elif [ "$want" = some ] && [ "$n0" -ge 1 ] && [ "$n1" -ge 1 ]; then
+		ok "$name: over RDMA ($n0 and $n1 connections to port 7610)"
 	elif [ "$want" = none ] && [ "$a" -eq 0 ] && [ "$b" -eq 0 ]; then
 		ok "$name: over TCP (no connection over RDMA opened)"
 	else
-		not_ok "$name # wanted $want over RDMA, opened $a and $b"
+		not_ok "$name # wanted $want over RDMA, opened $a and $b, $n0 and $n1 to port 7610"
 	fi
 }
 

@@ -31,9 +31,12 @@ static void usage(FILE *f)
 		"          addresses, which one is this node, which are up\n"
 		"  conns   one line per connection over RDMA on this node, then the\n"
 		"          sockets that stayed on TCP with the reason\n"
+		"  conns --closed\n"
+		"          the same, and after the live connections the last %u that\n"
+		"          ended (\"closed\" lines), newest first\n"
 		"  stats   every counter of the driver\n"
 		"Exit status: 0 success, 1 failure (driver not loaded...), 2 usage.\n",
-		prog, SOR_PEERS_PATH, SOR_PEERS_ENV);
+		prog, SOR_PEERS_PATH, SOR_PEERS_ENV, EUSRV_SOR_HISTORY);
 }
 
 static int open_dev(void)
@@ -174,7 +177,7 @@ static const char *addr_of(const struct sor_peers *p, uint32_t node, char out[16
 	return sor_ipv4_str(e->addr[0], out);
 }
 
-static int cmd_conns(void)
+static int cmd_conns(bool closed)
 {
 	struct eusrv_sor_conn_stat *cs = NULL;
 	struct eusrv_sor_note_rec *nr = NULL;
@@ -207,6 +210,7 @@ static int cmd_conns(void)
 		l.conns = (uintptr_t)cs;
 		l.note_count = nroom;
 		l.notes = (uintptr_t)nr;
+		l.flags = closed ? EUSRV_SOR_LIST_CLOSED : 0;
 		if (ioctl(fd, EUSRV_SOR_LIST, &l) < 0) {
 			fprintf(stderr, "%s: LIST: %s\n", prog, strerror(errno));
 			free(cs);
@@ -227,14 +231,15 @@ static int cmd_conns(void)
 		const struct eusrv_sor_conn_stat *c = &cs[i];
 		char la[16], ra[16];
 
-		printf("rdma id=%u state=%s local=%s:%u peer=%s:%u peer_node=%u peer_id=%u"
+		printf("%s id=%u state=%s local=%s:%u peer=%s:%u peer_node=%u peer_id=%u"
 		       " sndq=%u rcvq=%u snd_size=%u rcv_size=%u sent=%" PRIu64
-		       " rcvd=%" PRIu64 " transfers=%" PRIu64 " pid=%d",
-		       c->id, state_name(c->state), addr_of(&p, s.node, la), c->lport,
+		       " rcvd=%" PRIu64 " transfers=%" PRIu64 " pid=%d serial=%" PRIu64,
+		       c->closed ? "closed" : "rdma", c->id, state_name(c->state), addr_of(&p, s.node, la), c->lport,
 		       addr_of(&p, c->peer_node, ra), c->rport, c->peer_node,
 		       c->peer_id, c->snd_queued, c->rcv_queued, c->snd_size,
 		       c->rcv_size, (uint64_t)c->bytes_sent,
-		       (uint64_t)c->bytes_rcvd, (uint64_t)c->transfers, c->pid);
+		       (uint64_t)c->bytes_rcvd, (uint64_t)c->transfers, c->pid,
+		       (uint64_t)c->serial);
 		if (c->so_error)
 			printf(" error=%s", strerror(c->so_error));
 		printf("\n");
@@ -250,7 +255,11 @@ static int cmd_conns(void)
 			printf(" err=%s", strerror(o->err));
 		printf(" reason=\"%s\"\n", reason_name(o->reason));
 	}
-	printf("total rdma=%u tcp=%u\n", l.total, l.note_total);
+	if (closed)
+		printf("total rdma=%u closed=%u tcp=%u\n", l.total - l.closed,
+		       l.closed, l.note_total);
+	else
+		printf("total rdma=%u tcp=%u\n", l.total, l.note_total);
 	free(cs);
 	free(nr);
 	return 0;
@@ -303,7 +312,9 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "peers"))
 		return cmd_peers();
 	if (argc == 2 && !strcmp(argv[1], "conns"))
-		return cmd_conns();
+		return cmd_conns(false);
+	if (argc == 3 && !strcmp(argv[1], "conns") && !strcmp(argv[2], "--closed"))
+		return cmd_conns(true);
 	if (argc == 2 && !strcmp(argv[1], "stats"))
 		return cmd_stats();
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {

@@ -473,6 +473,9 @@ static int do_badioctl(void)
 	li.notes = 8;
 	/* The note above is there to copy, so the bad buffer is touched. */
 	expect_err(ioctl(ctl, EUSRV_SOR_LIST, &li), EFAULT, "LIST bad buffer: EFAULT");
+	memset(&li, 0, sizeof(li));
+	li.flags = EUSRV_SOR_LIST_CLOSED << 1;
+	expect_err(ioctl(ctl, EUSRV_SOR_LIST, &li), EINVAL, "LIST unknown flag: EINVAL");
 	expect_err(ioctl(ctl, EUSRV_SOR_STATS, (void *)8), EFAULT, "STATS bad pointer: EFAULT");
 	expect_err(ioctl(ctl, _IO(EUSRV_SOR_IOC_MAGIC, 0x55)), ENOTTY, "unknown: ENOTTY");
 	expect_err(ioctl(ctl, EUSRV_SOR_PUSH), ENOTTY, "connection ioctl on control: ENOTTY");

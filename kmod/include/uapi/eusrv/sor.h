@@ -241,20 +241,37 @@ struct eusrv_sor_conn_stat {
 	__u64 transfers;	/* CDMA transfers issued */
 	__s32 pid;		/* process that created it (tgid) */
 	__u32 flags;		/* EUSRV_SOR_RF_* of both rings: recv << 16 | send */
+	/*
+	 * The node's count of connections opened (STATS conns_opened) when
+	 * this one was established, 0 before: tells one connection from
+	 * another over time, and which opened after a STATS reading.
+	 */
+	__u64 serial;
+	__u32 closed;		/* 1: ended, a record of the history (LIST_CLOSED) */
+	__u32 reserved;
 };
+
+/* LIST flags */
+#define EUSRV_SOR_LIST_CLOSED	_BITUL(0)	/* also the last connections that ended */
+#define EUSRV_SOR_HISTORY	64		/* how many of those are kept */
 
 /*
  * LIST: copies up to COUNT connection records (all connections of the
- * node; fallback NOTEs of every open control file when NOTES is set) to
- * the user buffers and says how many there are in total.
+ * node, then with EUSRV_SOR_LIST_CLOSED the last EUSRV_SOR_HISTORY that
+ * ended, newest first; fallback NOTEs of every open control file when
+ * NOTES is set) to the user buffers and says how many there are in total.
+ * A connection that ends while the list is taken may be in it twice, live
+ * and closed: the same serial.
  */
 struct eusrv_sor_list {
 	__u32 count;		/* in: room in conns */
-	__u32 total;		/* out: connections that exist */
+	__u32 total;		/* out: connection records, live and closed */
 	__u64 conns;		/* in: user pointer to struct eusrv_sor_conn_stat[count] */
 	__u32 note_count;	/* in: room in notes */
 	__u32 note_total;	/* out */
 	__u64 notes;		/* in: user pointer to struct eusrv_sor_note_rec[note_count] */
+	__u32 flags;		/* in: EUSRV_SOR_LIST_* */
+	__u32 closed;		/* out: how many of TOTAL are closed records */
 };
 
 struct eusrv_sor_note_rec {
