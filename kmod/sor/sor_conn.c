@@ -166,6 +166,8 @@ void sor_conn_flags_locked(struct sor_conn *c)
 		snd |= EUSRV_SOR_RF_PEER_CLOSED;
 	if (c->eof)
 		rcv |= EUSRV_SOR_RF_EOF;
+	if (c->shut_rd)
+		rcv |= EUSRV_SOR_RF_SHUT;
 	if (c->snd_hdr) {
 		/* Pairs with user space's acquire load of flags. */
 		smp_store_release(&c->snd_hdr->flags, snd);
@@ -174,6 +176,16 @@ void sor_conn_flags_locked(struct sor_conn *c)
 		/* Pairs with user space's acquire load of flags. */
 		smp_store_release(&c->rcv_hdr->flags, rcv);
 	}
+}
+
+/*
+ * Wake whoever waits on C (WAIT, poll, read/write) and signal its O_ASYNC
+ * owners: BAND is POLL_IN (data, EOF, state) or POLL_OUT (room).
+ */
+void sor_conn_wake(struct sor_conn *c, int band)
+{
+	wake_up_all(&c->wq);
+	kill_fasync(&c->fasync, SIGIO, band);
 }
 
 void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
@@ -192,7 +204,7 @@ void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
 		c->rd_armed = false;
 	}
 	sor_conn_flags_locked(c);
-	wake_up_all(&c->wq);
+	sor_conn_wake(c, POLL_IN);
 }
 
 /*
@@ -253,19 +265,22 @@ void sor_conn_stat(struct sor_conn *c, struct eusrv_sor_conn_stat *s)
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
-/* Up to ROOM records of the history, newest first; returns how many. */
+/*
+ * Up to ROOM records of the history, newest first; returns how many there
+ * are (a caller with less room asks again with more).
+ */
 u32 sor_conn_history(struct eusrv_sor_conn_stat *out, u32 room)
 {
 	unsigned long flags;
-	u32 i, n;
+	u32 i, total;
 
 	spin_lock_irqsave(&sor_tbl_lock, flags);
-	n = min(sor_hist_count, room);
-	for (i = 0; i < n; i++)
+	total = sor_hist_count;
+	for (i = 0; i < min(total, room); i++)
 		out[i] = sor_hist[(sor_hist_next + EUSRV_SOR_HISTORY - 1 - i) %
 				  EUSRV_SOR_HISTORY];
 	spin_unlock_irqrestore(&sor_tbl_lock, flags);
-	return n;
+	return total;
 }
 
 /* Take C out of the table; process context, C referenced by the caller. */

@@ -279,7 +279,10 @@ void sor_rx_data(struct sor_conn *c, u32 tail)
 	sor_count(SOR_S_DATA_IRQS);
 	c->rd_armed = false;
 	if (sor_data_sync_tail_locked(c))
-		wake_up_all(&c->wq);
+		sor_conn_wake(c, POLL_IN);
+	/* O_ASYNC: every new byte signals, so the next DATA is asked now. */
+	if (c->fasync)
+		sor_data_arm_at_tail_locked(c);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 }
@@ -301,7 +304,7 @@ void sor_rx_fin(struct sor_conn *c, u32 pos)
 	c->eof = true;
 	c->rd_armed = false;
 	sor_conn_flags_locked(c);
-	wake_up_all(&c->wq);
+	sor_conn_wake(c, POLL_IN);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 }
@@ -326,7 +329,7 @@ void sor_rx_sent(struct sor_conn *c, u32 head)
 	done = true;
 	/* Pairs with the writer's acquire load of head: the room is free. */
 	smp_store_release(&c->snd_hdr->head, head);
-	wake_up_all(&c->wq);
+	sor_conn_wake(c, POLL_OUT);
 	sor_data_after_sent_locked(c);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
@@ -534,6 +537,21 @@ out:
  * with the tail we have), unless already asked at this tail.  Returns 0,
  * or the error that failed the connection.
  */
+/* Ask the peer for DATA once anything lands beyond our tail. */
+void sor_data_arm_at_tail_locked(struct sor_conn *c)
+{
+	lockdep_assert_held(&c->lock);
+	if (c->state != EUSRV_SOR_ST_ESTABLISHED || c->eof || c->shut_rd ||
+	    (c->rd_armed && c->rd_arm_pos == c->rcv_tail))
+		return;
+	c->rd_armed = true;
+	c->rd_arm_pos = c->rcv_tail;
+	sor_count(SOR_S_ARMS_SENT);
+	sor_data_send_locked(c, eusrv_sor_msg_pos(EUSRV_SOR_MSG_ARM, c->peer_id,
+						  c->id, c->rcv_tail),
+			     &c->owe_arm);
+}
+
 int sor_data_arm(struct sor_conn *c)
 {
 	unsigned long flags;
@@ -547,14 +565,8 @@ int sor_data_arm(struct sor_conn *c)
 		ret = -EINVAL;
 		goto out;
 	}
-	if (head != c->rcv_tail || (c->rd_armed && c->rd_arm_pos == c->rcv_tail))
-		goto out;
-	c->rd_armed = true;
-	c->rd_arm_pos = c->rcv_tail;
-	sor_count(SOR_S_ARMS_SENT);
-	sor_data_send_locked(c, eusrv_sor_msg_pos(EUSRV_SOR_MSG_ARM, c->peer_id,
-						  c->id, c->rcv_tail),
-			     &c->owe_arm);
+	if (head == c->rcv_tail)
+		sor_data_arm_at_tail_locked(c);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 	return ret;

@@ -370,8 +370,12 @@ static long sor_ioc_wait(struct sor_conn *c, void __user *arg)
 			left = wait_event_interruptible_timeout(c->wq,
 								sor_file_events(c) & w.events,
 								tmo);
+		/*
+		 * As a socket's own calls: restarted (SA_RESTART) when no
+		 * timeout was asked for, EINTR when one was.
+		 */
 		if (left < 0)
-			return -EINTR;
+			return w.timeout_ns < 0 ? -ERESTARTSYS : -EINTR;
 		rev = sor_file_events(c) & w.events;
 	}
 	w.revents = rev;
@@ -406,7 +410,7 @@ static long sor_ioc_shutdown(struct sor_conn *c, u32 how)
 		c->shut_wr = true;
 	}
 	sor_conn_flags_locked(c);
-	wake_up_all(&c->wq);
+	sor_conn_wake(c, POLL_IN);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 	return ret;
@@ -429,7 +433,7 @@ static long sor_ioc_lock(struct sor_conn *c, u32 __user *arg, bool wait)
 	/* The condition is checked after queueing: no lost wake-up. */
 	if (wait_event_interruptible_exclusive(c->lock_wq[which],
 					       READ_ONCE(h->lock) != 2))
-		return -EINTR;
+		return -ERESTARTSYS;
 	return 0;
 }
 
@@ -480,6 +484,25 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	}
 }
 
+/*
+ * O_ASYNC / FIOASYNC: SIGIO with every wake-up.  Data lands without an
+ * interrupt unless asked for, so while an owner listens the connection
+ * keeps asking the peer for DATA (sor_rx_data re-arms).
+ */
+static int sor_file_fasync(int fd, struct file *file, int on)
+{
+	struct sor_conn *c = file->private_data;
+	unsigned long flags;
+	int ret = fasync_helper(fd, file, on, &c->fasync);
+
+	if (ret > 0 && on) {
+		spin_lock_irqsave(&c->lock, flags);
+		sor_data_arm_at_tail_locked(c);
+		spin_unlock_irqrestore(&c->lock, flags);
+	}
+	return ret < 0 ? ret : 0;
+}
+
 static const struct file_operations sor_file_fops = {
 	.owner = THIS_MODULE,
 	.release = sor_file_release,
@@ -487,6 +510,7 @@ static const struct file_operations sor_file_fops = {
 	.write = sor_file_write,
 	.poll = sor_file_poll,
 	.mmap = sor_file_mmap,
+	.fasync = sor_file_fasync,
 	.unlocked_ioctl = sor_file_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = no_llseek,

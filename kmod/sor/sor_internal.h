@@ -151,6 +151,7 @@ struct sor_conn {
 	unsigned long progress;		/* jiffies of the last flush progress */
 
 	wait_queue_head_t wq;		/* data, space, state */
+	struct fasync_struct *fasync;	/* O_ASYNC owners: SIGIO with wq */
 	wait_queue_head_t lock_wq[2];	/* EUSRV_SOR_LOCK_SEND/RECV */
 
 	/* Server set-up (sor_setup.c). */
@@ -229,6 +230,7 @@ void sor_conn_arm_locked(struct sor_conn *c, unsigned int ms);
 void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err);
 void sor_conn_abort_locked(struct sor_conn *c, int err, unsigned int reason);
 void sor_conn_flags_locked(struct sor_conn *c);
+void sor_conn_wake(struct sor_conn *c, int band);
 bool sor_conn_may_retire_locked(struct sor_conn *c);
 unsigned int sor_conn_count(void);
 void sor_conn_for_each(void (*fn)(struct sor_conn *c, void *arg), void *arg);
@@ -253,6 +255,7 @@ bool sor_data_check_head_locked(struct sor_conn *c, u32 *head);
 bool sor_data_sync_tail_locked(struct sor_conn *c);
 int sor_data_push(struct sor_conn *c);
 int sor_data_credit(struct sor_conn *c, bool wait);
+void sor_data_arm_at_tail_locked(struct sor_conn *c);
 int sor_data_arm(struct sor_conn *c);
 bool sor_data_try_xfer_locked(struct sor_conn *c);
 void sor_data_idle_locked(struct sor_conn *c);

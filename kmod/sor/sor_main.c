@@ -129,7 +129,7 @@ static long sor_ctl_list(void __user *arg)
 	if ((l.count && !l.conns) || (l.note_count && !l.notes) ||
 	    l.note_count > SOR_MAX_LIST_NOTES || (l.flags & ~EUSRV_SOR_LIST_CLOSED))
 		return -EINVAL;
-	a.room = min(l.count, EUSRV_SOR_MAX_CONNS);
+	a.room = min_t(u32, l.count, EUSRV_SOR_MAX_CONNS + EUSRV_SOR_HISTORY);
 	if (a.room) {
 		a.out = kvcalloc(a.room, sizeof(*a.out), GFP_KERNEL);
 		if (!a.out)

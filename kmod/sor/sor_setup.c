@@ -568,7 +568,8 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 						sor_timeout(rq->timeout_ms));
 	if (left <= 0) {
 		sor_conn_put(c);
-		return left ? -EINTR : -ETIMEDOUT;
+		/* Nothing claimed yet: the same ACCEPT may simply run again. */
+		return left ? -ERESTARTSYS : -ETIMEDOUT;
 	}
 	spin_lock_irqsave(&sor_accept_lock, flags);
 	claimed = !list_empty(&c->accept_link);
@@ -684,7 +685,7 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	 */
 	sor_conn_alloc_rings(c);
 	left = wait_event_interruptible_timeout(c->wq, sor_connect_answered(c),
-						(long)(deadline - jiffies));
+						max_t(long, 1, (long)(deadline - jiffies)));
 	if (left <= 0)
 		return sor_connect_fail(c, left ? EINTR : ETIMEDOUT);
 	if (READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING)

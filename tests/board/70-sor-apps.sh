@@ -4,9 +4,12 @@
 # (tests/board/progs/sor-test.c: integrity, fork, threads, dup, epoll,
 # non-blocking, half-close, the call surface, close with unread data, the
 # peer killed, 1,000 connections at once, 10,000 connect/close cycles, a
-# program scribbling over its ring header).  After each, the driver's
-# counters on both nodes must have grown by at least the data moved (bytes
-# and transfers) or the connections made: it went over RDMA, not TCP.  Then: a destination that is not in the
+# program scribbling over its ring header, a connection handed to an
+# exec'd image (inetd-style on fd 0/1, a server re-exec'ing itself, a
+# client's child) or passed with SCM_RIGHTS).  After each, the driver's
+# records of the test's own connections (port, serial) on both nodes must
+# show at least the data moved or the connections made: it went over
+# RDMA, not TCP.  Then: a destination that is not in the
 # peers file stays on TCP with the reason shown by eusrvctl, and without the
 # driver everything still works over TCP.
 #
@@ -72,13 +75,17 @@ if [ $driver = yes ]; then
 	on node0 "${run}$prog serve 7600 >/tmp/sor-serve.log 2>&1 &"
 	# One process with many small connections (epoll) on 7700.
 	on node0 "${run}$prog serve-many 7700 >/tmp/sor-serve-many.log 2>&1 &"
+	# An echo server whose accept() a signal interrupts every millisecond.
+	on node0 "${run}$prog serve-sig 7620 >/tmp/sor-serve-sig.log 2>&1 &"
 	sleep 1
 	for t in "integrity 8388608" "fork" "threads" "dup" "epoll 4194304" \
 		"nonblock" "halfclose 3000000" "calls" "unread" "peerkill" \
-		"many 1000" "cycles 10000" "scribble" "closeflush 200000"; do
+		"many 1000" "cycles 10000" "scribble" "closeflush 200000" \
+		"inetd 1000000" "reexec 1000000" "execclient 200000" "passfd 200000" \
+		"signals" "shutrd" "sigcycles 300" "async 50"; do
 		set -- $t
 		port=7600
-		case $1 in many|cycles|scribble) port=7700 ;; esac
+		case $1 in many|cycles|scribble) port=7700 ;; sigcycles) port=7620 ;; esac
 		snap
 		out=$(on node1 "${run}$prog $1 node0 $port ${2:-}" 2>&1)
 		rc=$?
@@ -93,11 +100,12 @@ if [ $driver = yes ]; then
 		epoll) over_rdma "sor-test $1" $((2 * $2)) $port ;;
 		halfclose) over_rdma "sor-test $1" "$2" $port ;;
 		closeflush) over_rdma "sor-test $1" $((10 * $2)) $port ;;
+		inetd|reexec|execclient|passfd) over_rdma "sor-test $1" $((2 * $2)) $port ;;
 		fork) over_rdma "sor-test $1" $((2000 * 64)) $port ;;
 		threads) over_rdma "sor-test $1" $((4 * 3000 * 64)) $port ;;
 		calls) over_rdma "sor-test $1" 300 $port ;;
 		unread|peerkill|scribble) opened "sor-test $1" 1 $port ;;
-		many|cycles) opened "sor-test $1" "$2" $port ;;
+		many|cycles|sigcycles) opened "sor-test $1" "$2" $port ;;
 		*) over_rdma "sor-test $1" 1 $port ;;
 		esac
 	done

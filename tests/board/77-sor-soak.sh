@@ -90,10 +90,10 @@ for libc in "${paths[@]}"; do
 		diag "$out"
 		dump_state
 	fi
-	# The driver keeps the last 64 connections' records: each carried 1 MB
+	# The driver keeps the last 1024 connections' records: each carried 1 MB
 	# each way.
 	kept=$SOAK
-	[ "$kept" -le 64 ] || kept=64
+	[ "$kept" -le 1024 ] || kept=1024
 	over_rdma "$libc: soak" $((kept * 1048576)) 7600
 	opened "$libc: soak" "$SOAK" 7600
 

@@ -55,6 +55,9 @@ scoped() {
 		/^(rdma|closed) / {
 			delete f
 			for (i = 2; i <= NF; i++) {
+				# key=value fields only: error=... may hold words
+				if ($i !~ /=/)
+					continue
 				k = $i; sub(/=.*/, "", k)
 				v = $i; sub(/^[^=]*=/, "", v)
 				f[k] = v
@@ -88,6 +91,15 @@ scoped_both() {
 	xfers=$((xfers + z))
 }
 
+# records PORT: both nodes' records of PORT, as diagnostics of a failure.
+records() {
+	local n
+	for n in node0 node1; do
+		diag "$n (conns_opened before: $(printf '%s\n' "$([ $n = node0 ] && echo "$s0" || echo "$s1")" | sed -n 's/^conns_opened=//p')):"
+		diag "$(on $n eusrvctl conns --closed 2>&1 | grep -E ":$1 |^total" | head -n 20)"
+	done
+}
+
 # over_rdma NAME BYTES PORT: since the last snap, connections of this test
 # (port PORT) exist on both nodes and together sent and received at least
 # BYTES over RDMA in at least one CDMA transfer.  Only the records the
@@ -104,6 +116,7 @@ over_rdma() {
 		ok "$name: over RDMA (port $port: $n0 + $n1 connections, sent=$sent rcvd=$rcvd transfers=$xfers >= $bytes bytes)"
 	else
 		not_ok "$name: over RDMA # port $port: $n0 + $n1 connections, sent=$sent rcvd=$rcvd transfers=$xfers, wanted >= $bytes"
+		records "$port"
 	fi
 }
 
@@ -113,7 +126,7 @@ over_rdma() {
 opened() {
 	local want=$2 kept
 	kept=$want
-	[ "$kept" -le 64 ] || kept=64
+	[ "$kept" -le 1024 ] || kept=1024
 	if ! deltas conns_opened || ! scoped_both "$3"; then
 		not_ok "$1: over RDMA # eusrvctl conns or stats unreadable on a node"
 		return
@@ -123,5 +136,6 @@ opened() {
 		ok "$1: over RDMA ($d0_conns_opened and $d1_conns_opened connections opened >= $want, port $3 on $n0 and $n1 of the records)"
 	else
 		not_ok "$1: over RDMA # opened $d0_conns_opened and $d1_conns_opened, port $3 on $n0 and $n1 records, wanted >= $want"
+		records "$3"
 	fi
 }

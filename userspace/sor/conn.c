@@ -379,8 +379,7 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-/* Map connection file CFD: a new object with one reference, or NULL. */
-static struct sor_conn *map_conn(int cfd)
+struct sor_conn *sor_conn_map(int cfd)
 {
 	struct eusrv_sor_info in;
 	struct sor_conn *c;
@@ -390,7 +389,8 @@ static struct sor_conn *map_conn(int cfd)
 	if (sor_r->ioctl(cfd, EUSRV_SOR_INFO, &in) < 0)
 		return NULL;
 	if (!is_pow2(in.snd_size) || !is_pow2(in.rcv_size) ||
-	    in.snd_hdr_off + sizeof(struct eusrv_sor_ring_hdr) > in.map_len ||
+	    in.snd_hdr_off + EUSRV_SOR_USER_OFF + EUSRV_SOR_USER_LEN > in.snd_data_off ||
+	    in.snd_hdr_off + EUSRV_SOR_USER_OFF + EUSRV_SOR_USER_LEN > in.rcv_hdr_off ||
 	    in.rcv_hdr_off + sizeof(struct eusrv_sor_ring_hdr) > in.map_len ||
 	    in.snd_data_off + in.snd_size > in.map_len ||
 	    in.rcv_data_off + in.rcv_size > in.map_len ||
@@ -429,19 +429,23 @@ static struct sor_conn *map_conn(int cfd)
 	return c;
 }
 
-/* First address of NODE in the peers file (network order), or 0. */
-static uint32_t node_addr(const struct sor_state *st, uint32_t node)
+uint32_t sor_node_addr(const struct sor_state *st, uint32_t node)
 {
 	const struct sor_peer *p = sor_peers_node(&st->peers, node);
 
 	return p ? p->addr[0] : 0;
 }
 
-/* Put connection file CFD in place of FD and C in the table. */
+/*
+ * Put connection file CFD in place of FD and C in the table, with the
+ * options FD had; C's face goes to its page for a later exec.
+ */
 static int install(int cfd, int fd, bool cloexec, struct sor_conn *c)
 {
 	struct sor_conn *old;
 
+	sor_face_import(fd, c);
+	sor_face_save(c);
 	if (sor_r->dup3(cfd, fd, cloexec ? O_CLOEXEC : 0) < 0) {
 		int e = errno;
 
@@ -542,7 +546,7 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		note_dest(fd, reason_of(e), e, &dst);
 		return r;
 	}
-	c = map_conn(cfd);
+	c = sor_conn_map(cfd);
 	if (!c) {
 		e = errno;
 		sor_r->close(cfd);
@@ -551,7 +555,7 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	}
 	c->local.sin_port = me.sin_port;
 	c->local.sin_addr.s_addr = me.sin_addr.s_addr ? me.sin_addr.s_addr :
-				   node_addr(st, c->node);
+				   sor_node_addr(st, c->node);
 	c->peer = dst;
 	c->family = fam;
 	if (install(cfd, fd, fdfl & FD_CLOEXEC, c) < 0)
@@ -656,7 +660,13 @@ int sor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 			rq.flags |= EUSRV_SOR_F_NONBLOCK;
 		if (flags & SOCK_CLOEXEC)
 			rq.flags |= EUSRV_SOR_F_CLOEXEC;
-		cfd = sor_r->ioctl(ctl_fd(), EUSRV_SOR_ACCEPT, &rq);
+		/*
+		 * The TCP accept is done: a signal meanwhile (without
+		 * SA_RESTART) must not lose the connection, so ask again.
+		 */
+		do {
+			cfd = sor_r->ioctl(ctl_fd(), EUSRV_SOR_ACCEPT, &rq);
+		} while (cfd < 0 && errno == EINTR);
 		if (cfd < 0) {
 			if (errno == ENOENT) {
 				note(nfd, EUSRV_SOR_R_LOCAL, 0);
@@ -669,7 +679,7 @@ int sor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 			errno = e;
 			continue;
 		}
-		c = map_conn(cfd);
+		c = sor_conn_map(cfd);
 		if (!c) {
 			sor_r->close(cfd);
 			sor_r->close(nfd);
@@ -677,7 +687,7 @@ int sor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 			continue;
 		}
 		v4_name(nfd, false, &c->local);
-		c->peer.sin_addr.s_addr = node_addr(st, c->peer_node);
+		c->peer.sin_addr.s_addr = sor_node_addr(st, c->peer_node);
 		c->family = ss.ss_family;
 		if (install(cfd, nfd, flags & SOCK_CLOEXEC, c) < 0) {
 			sor_r->close(nfd);

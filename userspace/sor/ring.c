@@ -337,7 +337,9 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			}
 			break;
 		}
-		if ((flags & EUSRV_SOR_RF_EOF) || (x->flags & SOR_X_SHUT_RD)) {
+		/* Shut down for reading, here or by another thread meanwhile. */
+		if ((flags & (EUSRV_SOR_RF_EOF | EUSRV_SOR_RF_SHUT)) ||
+		    (x->flags & SOR_X_SHUT_RD)) {
 			/* The tail is final once EOF is set: re-check it. */
 			if (LOAD_ACQ(&h->tail) != tail)
 				continue;

@@ -188,6 +188,19 @@ static bool bad_iov(const struct iovec *iov, int iovcnt)
 	return iovcnt < 0 || iovcnt > IOV_MAX || (iovcnt && !iov);
 }
 
+/*
+ * FD was not in the table and the real call gave R: true, with *C, when
+ * that failed with ENOTSOCK on a connection this process did not create
+ * (inherited across exec, received with SCM_RIGHTS), now adopted.
+ */
+static bool adopted(long r, int fd, struct sor_conn **c)
+{
+	if (r >= 0 || errno != ENOTSOCK)
+		return false;
+	*c = sor_adopt(fd);
+	return *c != NULL;
+}
+
 ssize_t sor_read(int fd, void *buf, size_t n)
 {
 	struct sor_conn *c = sor_fd_get(fd);
@@ -217,8 +230,12 @@ ssize_t sor_recvfrom(int fd, void *buf, size_t n, int flags,
 	struct sor_conn *c = sor_fd_get(fd);
 	struct iovec v = { .iov_base = buf, .iov_len = n };
 
-	if (!c)
-		return sor_r->recvfrom(fd, buf, n, flags, addr, len);
+	if (!c) {
+		ssize_t r = sor_r->recvfrom(fd, buf, n, flags, addr, len);
+
+		if (!adopted(r, fd, &c))
+			return r;
+	}
 	if (addr && len)
 		*len = 0;	/* TCP gives no address */
 	return do_recv(fd, c, &v, 1, flags);
@@ -229,8 +246,11 @@ ssize_t sor_recvmsg(int fd, struct msghdr *msg, int flags)
 	struct sor_conn *c = sor_fd_get(fd);
 	ssize_t r;
 
-	if (!c)
-		return sor_r->recvmsg(fd, msg, flags);
+	if (!c) {
+		r = sor_r->recvmsg(fd, msg, flags);
+		if (!adopted(r, fd, &c))
+			return r;
+	}
 	if (!msg || bad_iov(msg->msg_iov, (int)msg->msg_iovlen) ||
 	    msg->msg_iovlen > IOV_MAX) {
 		sor_conn_put(c);
@@ -277,8 +297,12 @@ ssize_t sor_sendto(int fd, const void *buf, size_t n, int flags,
 	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
 	struct sor_src s = { .iov = &v, .iovcnt = 1 };
 
-	if (!c)
-		return sor_r->sendto(fd, buf, n, flags, addr, len);
+	if (!c) {
+		ssize_t r = sor_r->sendto(fd, buf, n, flags, addr, len);
+
+		if (!adopted(r, fd, &c))
+			return r;
+	}
 	/* A connected TCP socket ignores the address. */
 	return do_send(fd, c, &s, flags);
 }
@@ -288,8 +312,12 @@ ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags)
 	struct sor_conn *c = sor_fd_get(fd);
 	struct sor_src s;
 
-	if (!c)
-		return sor_r->sendmsg(fd, msg, flags);
+	if (!c) {
+		ssize_t r = sor_r->sendmsg(fd, msg, flags);
+
+		if (!adopted(r, fd, &c))
+			return r;
+	}
 	if (!msg || bad_iov(msg->msg_iov, (int)msg->msg_iovlen) ||
 	    msg->msg_iovlen > IOV_MAX) {
 		sor_conn_put(c);
@@ -331,8 +359,13 @@ ssize_t sor_sendfile(int out, int in, off_t *off, size_t n)
 	struct file_src f = { .in = in, .off = off };
 	struct sor_src s;
 
-	if (!c)
-		return sor_r->sendfile(out, in, off, n);
+	if (!c) {
+		ssize_t r = sor_r->sendfile(out, in, off, n);
+
+		/* A connection file has no splice: EINVAL, not ENOTSOCK. */
+		if (r >= 0 || errno != EINVAL || !(c = sor_adopt(out)))
+			return r;
+	}
 	if (off && *off < 0) {
 		sor_conn_put(c);
 		return sor_fail(-EINVAL);
@@ -350,15 +383,20 @@ int sor_shutdown(int fd, int how)
 	uint32_t h = (uint32_t)how;
 	int r;
 
-	if (!c)
-		return sor_r->shutdown(fd, how);
+	if (!c) {
+		r = sor_r->shutdown(fd, how);
+		if (!adopted(r, fd, &c))
+			return r;
+	}
 	if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) {
 		sor_conn_put(c);
 		return (int)sor_fail(-EINVAL);
 	}
 	r = sor_r->ioctl(fd, EUSRV_SOR_SHUTDOWN, &h);
-	if (r == 0 && how != SHUT_WR)
+	if (r == 0 && how != SHUT_WR) {
 		__atomic_or_fetch(&c->shut, SOR_X_SHUT_RD, __ATOMIC_RELAXED);
+		sor_face_save(c);
+	}
 	sor_conn_put(c);
 	return r;
 }
@@ -498,15 +536,18 @@ int sor_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 	struct sor_conn *c = sor_fd_get(fd);
 	int r;
 
-	if (!c)
-		return sor_r->getsockopt(fd, level, name, val, len);
+	if (!c) {
+		r = sor_r->getsockopt(fd, level, name, val, len);
+		if (!adopted(r, fd, &c))
+			return r;
+	}
 	r = conn_getsockopt(fd, c, level, name, val, len);
 	sor_conn_put(c);
 	return r < 0 ? (int)sor_fail(r) : 0;
 }
 
-static int conn_setsockopt(struct sor_conn *c, int level, int name,
-			   const void *val, socklen_t len)
+int sor_conn_setopt(struct sor_conn *c, int level, int name, const void *val,
+		    socklen_t len)
 {
 	struct sor_opt *o;
 	uint64_t raw = 0;
@@ -584,6 +625,8 @@ int sor_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 		int e;
 
 		r = sor_r->setsockopt(fd, level, name, val, len);
+		if (adopted(r, fd, &c))
+			goto conn;
 		e = errno;
 		if (!r && level == SOL_SOCKET &&
 		    (name == SO_SNDBUF || name == SO_RCVBUF))
@@ -591,7 +634,10 @@ int sor_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 		errno = e;
 		return r;
 	}
-	r = conn_setsockopt(c, level, name, val, len);
+conn:
+	r = sor_conn_setopt(c, level, name, val, len);
+	if (r == 0)
+		sor_face_save(c);
 	sor_conn_put(c);
 	return r < 0 ? (int)sor_fail(r) : 0;
 }
@@ -604,9 +650,13 @@ static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer)
 	struct sockaddr_storage a;
 	socklen_t l;
 
-	if (!c)
-		return peer ? sor_r->getpeername(fd, addr, len) :
-			      sor_r->getsockname(fd, addr, len);
+	if (!c) {
+		int r = peer ? sor_r->getpeername(fd, addr, len) :
+			       sor_r->getsockname(fd, addr, len);
+
+		if (!adopted(r, fd, &c))
+			return r;
+	}
 	l = sor_v4_as(c->family, peer ? &c->peer : &c->local, &a);
 	sor_conn_put(c);
 	if (!addr || !len)
@@ -630,8 +680,19 @@ int sor_getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 
 mode_t sor_stat_mode(int fd, mode_t mode)
 {
+	struct sor_conn *c;
+
+	if (!sor_is_conn(fd)) {
+		/* Not ours yet; a connection file has no file type bits. */
+		if (mode & S_IFMT)
+			return mode;
+		c = sor_adopt(fd);
+		if (!c)
+			return mode;
+		sor_conn_put(c);
+	}
 	/* What a socket's inode says. */
-	return sor_is_conn(fd) ? (S_IFSOCK | S_IRWXU | S_IRWXG | S_IRWXO) : mode;
+	return S_IFSOCK | S_IRWXU | S_IRWXG | S_IRWXO;
 }
 
 int sor_fstat(int fd, struct stat *st)

@@ -1,6 +1,6 @@
 # Sockets over RDMA in user space (included by ../Makefile): the preload
 # library, the wrapper that uses it, and eusrvctl.
-SOR_CORE	:= sor/peers.c sor/fdtab.c sor/ring.c sor/inaddr.c sor/conn.c \
+SOR_CORE	:= sor/peers.c sor/fdtab.c sor/ring.c sor/inaddr.c sor/conn.c sor/face.c \
 		   sor/sockops.c
 SOR_HDRS	:= $(wildcard sor/*.h) ../kmod/include/uapi/eusrv/sor.h
 SOR_LIB		:= $(BUILD)/lib/libeusrv-preload.so

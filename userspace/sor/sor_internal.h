@@ -46,6 +46,27 @@ struct sor_conn {
 	struct sor_opt opts[SOR_MAX_OPTS];
 };
 
+/*
+ * The socket face of a connection, as kept in its mapped send header page
+ * (EUSRV_SOR_USER_OFF, face.c): what a process that inherits the
+ * descriptor across exec, or receives it with SCM_RIGHTS, needs to serve
+ * it as the same socket.  Written by the process that changes it, read
+ * (and checked: any process may have written it) on adoption.
+ */
+#define SOR_FACE_MAGIC	0x45534f46U	/* "FOSE" */
+
+struct sor_face {
+	uint32_t magic;		/* SOR_FACE_MAGIC once complete */
+	int32_t family;
+	struct sockaddr_in local;
+	struct sockaddr_in peer;
+	uint32_t shut;
+	uint32_t reserved;
+	int64_t rcvtimeo_ns;
+	int64_t sndtimeo_ns;
+	struct sor_opt opts[SOR_MAX_OPTS];
+};
+
 /* The real operations, once sor_set_real() ran. */
 extern const struct sor_real *sor_r;
 
@@ -68,12 +89,35 @@ bool sor_absent(void);
 /* Errors: set errno from a negative errno value and return -1. */
 long sor_fail(long neg_errno);
 
+/* Keep C's face in its page (after any change of it). */
+void sor_face_save(struct sor_conn *c);
+/*
+ * FD is a connection this process did not create (inherited across exec,
+ * received with SCM_RIGHTS): map it, restore its face, enter it in the
+ * table.  Returns it with a reference, or NULL (errno unchanged) when FD
+ * is not a connection.
+ */
+struct sor_conn *sor_adopt(int fd);
+
+/* Map connection file CFD: a new object with one reference, or NULL. */
+struct sor_conn *sor_conn_map(int cfd);
+/* First address of NODE in the peers file (network order), or 0. */
+uint32_t sor_node_addr(const struct sor_state *st, uint32_t node);
+/* Copy FD's socket options a program may have set into C (before FD is
+ * replaced by the connection).
+ */
+void sor_face_import(int fd, struct sor_conn *c);
+
 /* The ring ops of a connection (sockops.c). */
 extern const struct sor_kops sor_kops_dev;
 struct sor_kctx {
 	int fd;
 	struct sor_conn *c;
 };
+
+/* setsockopt on a connection (no errno: a negative one on failure). */
+int sor_conn_setopt(struct sor_conn *c, int level, int name, const void *val,
+		    socklen_t len);
 
 /* Ring size wish (log2, 0 = default) for a SO_SNDBUF/SO_RCVBUF value. */
 uint32_t sor_shift_of(int bytes);

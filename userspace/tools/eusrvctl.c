@@ -32,7 +32,7 @@ static void usage(FILE *f)
 		"  conns   one line per connection over RDMA on this node, then the\n"
 		"          sockets that stayed on TCP with the reason\n"
 		"  conns --closed\n"
-		"          the same, and after the live connections the last %u that\n"
+		"          the same, and after the live connections the last %d that\n"
 		"          ended (\"closed\" lines), newest first\n"
 		"  stats   every counter of the driver\n"
 		"Exit status: 0 success, 1 failure (driver not loaded...), 2 usage.\n",

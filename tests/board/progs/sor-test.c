@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -46,6 +47,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -239,6 +241,112 @@ static void serve_sink(int fd)
 	serve_halfclose(fd);
 }
 
+/* ---- descriptors that outlive their process's view of them ---- */
+
+#define FACE_TIMEO_S	7	/* SO_RCVTIMEO set before an exec or a pass */
+
+/*
+ * FD, which this process did not create, is the same socket it was: a
+ * socket to fstat, a stream with a peer, and (WITH_OPTS) the receive
+ * timeout and TCP_NODELAY set before the hand-over.  Returns a reason or
+ * NULL.
+ */
+static const char *same_socket(int fd, bool with_opts)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	struct timeval tv;
+	struct stat st;
+	int v = 0;
+
+	if (fstat(fd, &st) || !S_ISSOCK(st.st_mode))
+		return "fstat does not say socket";
+	if (getpeername(fd, (struct sockaddr *)&ss, &l) || ss.ss_family != AF_INET)
+		return "getpeername";
+	l = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) || v != SOCK_STREAM)
+		return "SO_TYPE";
+	if (!with_opts)
+		return NULL;
+	l = sizeof(tv);
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, &l) ||
+	    tv.tv_sec != FACE_TIMEO_S)
+		return "SO_RCVTIMEO set before the hand-over is lost";
+	l = sizeof(v);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &l) || !v)
+		return "TCP_NODELAY set before the hand-over is lost";
+	return NULL;
+}
+
+static void set_face_opts(int fd)
+{
+	struct timeval tv = { .tv_sec = FACE_TIMEO_S };
+	int one = 1;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+		die("setsockopt");
+}
+
+/* Echo from IN to OUT with the socket calls until EOF. */
+static void echo_calls(int in, int out)
+{
+	static char buf[65536];
+	ssize_t r;
+
+	while ((r = recv(in, buf, sizeof(buf), 0)) > 0) {
+		ssize_t k = 0;
+
+		while (k < r) {
+			ssize_t w = send(out, buf + k, (size_t)(r - k), MSG_NOSIGNAL);
+
+			if (w <= 0)
+				die("echo: send");
+			k += w;
+		}
+	}
+	if (r < 0)
+		die("echo: recv");
+}
+
+/* The handler an exec'd process runs on FD (IN/OUT): status, then echo. */
+static int handler(int in, int out, bool with_opts)
+{
+	const char *why = same_socket(in, with_opts);
+
+	if (!why && in != out)
+		why = same_socket(out, false);
+	if (why) {
+		fprintf(stderr, "%s: %s\n", mode, why);
+		write_all(out, "F", 1);
+		return 1;
+	}
+	write_all(out, "K", 1);
+	echo_calls(in, out);
+	return 0;
+}
+
+/* An inetd-style hand-over: the connection on fd 0 and 1 of a new image. */
+static void exec_inetd(int fd)
+{
+	if (dup2(fd, 0) < 0 || dup2(fd, 1) < 0)
+		die("dup2");
+	close(fd);
+	execl("/proc/self/exe", "sor-test", "inetd-echo", (char *)NULL);
+	die("exec");
+}
+
+/* A server that re-execs itself with the accepted connection (and options). */
+static void exec_self(int fd)
+{
+	char arg[16];
+
+	set_face_opts(fd);
+	snprintf(arg, sizeof(arg), "%d", fd);
+	execl("/proc/self/exe", "sor-test", "reexec-echo", arg, (char *)NULL);
+	die("exec");
+}
+
 static int serve(int port)
 {
 	struct sockaddr_in a;
@@ -272,6 +380,8 @@ static int serve(int port)
 			case 'C': serve_closeflush(fd); break;
 			case 'R': serve_echo_cut(fd); break;
 			case 'U': sleep(1); break;	/* close with unread data */
+			case 'X': exec_inetd(fd); break;
+			case 'Y': exec_self(fd); break;
 			case 'K': raise(SIGKILL); break;
 			default: fail("unknown test");
 			}
@@ -1330,6 +1440,297 @@ static void t_stress(const char *host, const char *port, uint64_t n)
 	       (unsigned long long)n, now_s() - t0);
 }
 
+/* A server's exec'd handler (X: inetd-style, Y: re-exec) echoes N bytes. */
+static void handed_over(const char *host, const char *port, uint64_t n,
+			char test)
+{
+	static unsigned char out[65536], in[65536];
+	int fd = start(host, port, test);
+	uint64_t done = 0;
+	char st = 0;
+
+	if (read_all(fd, &st, 1) != 1 || st != 'K')
+		fail("the exec'd handler does not see a socket (see its stderr)");
+	while (done < n) {
+		size_t k = n - done < sizeof(out) ? (size_t)(n - done) : sizeof(out), i;
+
+		for (i = 0; i < k; i++)
+			out[i] = pat(done + i, 7);
+		write_all(fd, out, k);
+		if (read_all(fd, in, k) != k || memcmp(in, out, k))
+			fail("echo through the exec'd handler differs");
+		done += k;
+	}
+	shutdown(fd, SHUT_WR);
+	if (read_all(fd, in, 1) != 0)
+		fail("no EOF after the echo");
+	close(fd);
+	printf("ok %s: %llu bytes echoed by the exec'd handler, checked\n", mode,
+	       (unsigned long long)n);
+}
+
+static void t_inetd(const char *host, const char *port, uint64_t n)
+{
+	handed_over(host, port, n, 'X');
+}
+
+static void t_reexec(const char *host, const char *port, uint64_t n)
+{
+	handed_over(host, port, n, 'Y');
+}
+
+/* Echo-check N bytes on FD, in 4 KB rounds. */
+static void echo_rounds(int fd, uint64_t n)
+{
+	static unsigned char out[4096], in[4096];
+	uint64_t done = 0;
+
+	while (done < n) {
+		size_t k = n - done < sizeof(out) ? (size_t)(n - done) : sizeof(out), i;
+
+		for (i = 0; i < k; i++)
+			out[i] = pat(done + i, 11);
+		write_all(fd, out, k);
+		if (read_all(fd, in, k) != k || memcmp(in, out, k))
+			fail("echo differs");
+		done += k;
+	}
+}
+
+/* The client hands its connection to a new image (fork, exec). */
+static void t_execclient(const char *host, const char *port, uint64_t n)
+{
+	int fd = start(host, port, 'E'), st;
+	char a[16], b[24];
+	pid_t pid;
+
+	set_face_opts(fd);
+	echo_rounds(fd, 4096);	/* used before the hand-over */
+	snprintf(a, sizeof(a), "%d", fd);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)n);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		execl("/proc/self/exe", "sor-test", "exec-child", a, b, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		fail("the exec'd child failed with the connection");
+	echo_rounds(fd, 4096);	/* and still ours afterwards */
+	close(fd);
+	printf("ok %s: the connection served %llu bytes in an exec'd child\n", mode,
+	       (unsigned long long)n);
+}
+
+/* The client passes its connection to another process (SCM_RIGHTS). */
+static void t_passfd(const char *host, const char *port, uint64_t n)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))], one = 'p';
+	struct iovec v = { .iov_base = &one, .iov_len = 1 };
+	struct msghdr m = { .msg_iov = &v, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	int sp[2], fd, st;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp))
+		die("socketpair");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		const char *why;
+
+		close(sp[0]);
+		m.msg_control = cbuf;
+		m.msg_controllen = sizeof(cbuf);
+		if (recvmsg(sp[1], &m, 0) != 1 || !(cm = CMSG_FIRSTHDR(&m)) ||
+		    cm->cmsg_type != SCM_RIGHTS)
+			_exit(2);
+		memcpy(&fd, CMSG_DATA(cm), sizeof(fd));
+		why = same_socket(fd, true);
+		if (why) {
+			fprintf(stderr, "passfd: %s\n", why);
+			_exit(3);
+		}
+		echo_rounds(fd, n);
+		_exit(0);
+	}
+	close(sp[1]);
+	fd = start(host, port, 'E');
+	set_face_opts(fd);
+	m.msg_control = cbuf;
+	m.msg_controllen = sizeof(cbuf);
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
+	if (sendmsg(sp[0], &m, 0) != 1)
+		die("sendmsg SCM_RIGHTS");
+	close(fd);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		fail("the receiving process failed with the connection");
+	printf("ok %s: the passed connection served %llu bytes\n", mode,
+	       (unsigned long long)n);
+}
+
+/* ---- signals ---- */
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* SIGALRM after MS milliseconds, its handler installed with FLAGS. */
+static void alarm_in(int ms, int flags)
+{
+	struct sigaction sa;
+	struct itimerval it = { .it_value = { .tv_usec = ms * 1000 } };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = flags;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void *late_send(void *arg)
+{
+	int fd = *(int *)arg;
+	uint32_t v = 0x5157;
+
+	usleep(600000);
+	write_all(fd, &v, sizeof(v));
+	return NULL;
+}
+
+/*
+ * A signal during a blocked recv: with SA_RESTART the call goes on and
+ * returns the data that comes later, as on a TCP socket; without it,
+ * EINTR.
+ */
+static void t_signals(const char *host, const char *port, uint64_t n)
+{
+	int fd = start(host, port, 'E');
+	pthread_t t;
+	uint32_t v = 0;
+	ssize_t r;
+
+	(void)n;
+	alarms = 0;
+	alarm_in(200, SA_RESTART);
+	if (pthread_create(&t, NULL, late_send, &fd))
+		die("pthread_create");
+	r = recv(fd, &v, sizeof(v), MSG_WAITALL);
+	pthread_join(t, NULL);
+	if (r != (ssize_t)sizeof(v) || v != 0x5157 || alarms != 1) {
+		fprintf(stderr, "signals: recv %zd errno %d alarms %d\n", r, errno,
+			(int)alarms);
+		fail("SA_RESTART: a blocked recv must restart, not fail");
+	}
+	alarm_in(200, 0);
+	r = recv(fd, &v, sizeof(v), 0);
+	if (r != -1 || errno != EINTR || alarms != 2)
+		fail("no SA_RESTART: a blocked recv must fail with EINTR");
+	close(fd);
+	printf("ok %s: SA_RESTART restarts a blocked recv, without it EINTR\n", mode);
+}
+
+static int shut_fd;
+
+static void *shut_later(void *arg)
+{
+	(void)arg;
+	usleep(300000);
+	if (shutdown(shut_fd, SHUT_RD))
+		die("shutdown");
+	return NULL;
+}
+
+/* shutdown(SHUT_RD) from another thread ends a blocked recv with 0. */
+static void t_shutrd(const char *host, const char *port, uint64_t n)
+{
+	double t0 = now_s();
+	struct rusage ru0, ru1;
+	pthread_t t;
+	char c;
+	double cpu;
+
+	(void)n;
+	shut_fd = start(host, port, 'E');
+	alarm(10);	/* a recv that never returns fails the test */
+	getrusage(RUSAGE_SELF, &ru0);
+	if (pthread_create(&t, NULL, shut_later, NULL))
+		die("pthread_create");
+	if (recv(shut_fd, &c, 1, 0) != 0)
+		fail("recv after shutdown(SHUT_RD) from another thread: not 0");
+	pthread_join(t, NULL);
+	getrusage(RUSAGE_SELF, &ru1);
+	alarm(0);
+	cpu = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+	      (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6;
+	if (cpu > 0.2)
+		fail("the blocked recv burned the CPU before it returned");
+	close(shut_fd);
+	printf("ok %s: shutdown(SHUT_RD) from another thread: recv returned 0 after %.2f s, %.3f s of CPU\n",
+	       mode, now_s() - t0, cpu);
+}
+
+static volatile sig_atomic_t sigios;
+
+static void on_sigio(int sig)
+{
+	(void)sig;
+	sigios++;
+}
+
+/* O_ASYNC: SIGIO for every echo that comes back, then read without blocking. */
+static void t_async(const char *host, const char *port, uint64_t n)
+{
+	int fd = start(host, port, 'E'), fl;
+	struct sigaction sa;
+	uint64_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigio;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGIO, &sa, NULL);
+	fl = fcntl(fd, F_GETFL);
+	if (fcntl(fd, F_SETOWN, getpid()) || fcntl(fd, F_SETFL, fl | O_ASYNC | O_NONBLOCK))
+		die("fcntl O_ASYNC");
+	for (i = 0; i < n; i++) {
+		uint32_t v = (uint32_t)i, back = 0;
+		sig_atomic_t before = sigios;
+		size_t got = 0;
+		int ms;
+
+		write_all(fd, &v, sizeof(v));
+		for (ms = 0; sigios == before && ms < 3000; ms++)
+			usleep(1000);
+		if (sigios == before)
+			fail("no SIGIO within 3 s for data that came back");
+		while (got < sizeof(back)) {
+			ssize_t r = recv(fd, (char *)&back + got, sizeof(back) - got, 0);
+
+			if (r > 0)
+				got += (size_t)r;
+			else if (r < 0 && errno == EAGAIN)
+				usleep(1000);	/* a SIGIO may come before all of it */
+			else
+				die("recv");
+		}
+		if (back != v)
+			fail("async echo differs");
+	}
+	close(fd);
+	printf("ok %s: %llu echoes, each signalled by SIGIO (%d signals)\n", mode,
+	       (unsigned long long)n, (int)sigios);
+}
+
 static const struct {
 	const char *mode;
 	void (*fn)(const char *host, const char *port, uint64_t n);
@@ -1340,7 +1741,55 @@ static const struct {
 	{ "peerkill", t_peerkill }, { "many", t_many }, { "cycles", t_cycles },
 	{ "scribble", t_scribble }, { "closeflush", t_closeflush },
 	{ "soak", t_soak }, { "forgotten", t_forgotten }, { "stress", t_stress },
+	{ "inetd", t_inetd }, { "reexec", t_reexec }, { "execclient", t_execclient },
+	{ "passfd", t_passfd }, { "signals", t_signals }, { "shutrd", t_shutrd },
+	{ "sigcycles", t_cycles },	/* against serve-sig */
+	{ "async", t_async },
 };
+
+/*
+ * An echo server whose accept() is interrupted all the time: SIGALRM
+ * every millisecond without SA_RESTART, as a busy forking server gets
+ * SIGCHLD.  No connection may be lost to a signal.
+ */
+static int serve_sig(int port)
+{
+	struct itimerval it = { .it_interval = { .tv_usec = 1000 },
+				.it_value = { .tv_usec = 1000 } };
+	struct sockaddr_in a;
+	struct sigaction sa;
+	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	signal(SIGCHLD, SIG_IGN);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons((uint16_t)port);
+	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 128))
+		die("bind/listen");
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (;;) {
+		int fd = accept(l, NULL, NULL);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			die("accept");
+		}
+		if (fork() == 0) {
+			struct itimerval off = { 0 };
+
+			setitimer(ITIMER_REAL, &off, NULL);
+			close(l);
+			serve_echo(fd);
+			_exit(0);
+		}
+		close(fd);
+	}
+}
 
 int main(int argc, char **argv)
 {
@@ -1349,12 +1798,34 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "serve"))
 		return serve(atoi(argv[2]));
+	/* The images a hand-over execs (see exec_inetd, exec_self, t_execclient). */
+	if (argc == 2 && !strcmp(argv[1], "inetd-echo")) {
+		mode = argv[1];
+		return handler(0, 1, false);
+	}
+	if (argc == 3 && !strcmp(argv[1], "reexec-echo")) {
+		mode = argv[1];
+		return handler(atoi(argv[2]), atoi(argv[2]), true);
+	}
+	if (argc == 4 && !strcmp(argv[1], "exec-child")) {
+		const char *why;
+		int fd = atoi(argv[2]);
+
+		mode = argv[1];
+		why = same_socket(fd, true);
+		if (why)
+			fail(why);
+		echo_rounds(fd, strtoull(argv[3], NULL, 10));
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "serve-sig"))
+		return serve_sig(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "serve-many")) {
 		serve_many(atoi(argv[2]));
 		return 1;
 	}
 	if (argc < 4)
-		fail("usage: sor-test serve|serve-many PORT | MODE HOST PORT [N]");
+		fail("usage: sor-test serve|serve-many|serve-sig PORT | MODE HOST PORT [N]");
 	mode = argv[1];
 	n = argc > 4 ? strtoull(argv[4], NULL, 10) : 1 << 20;
 	for (i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {

@@ -101,6 +101,16 @@ struct eusrv_sor_ring_hdr {
 };
 
 /*
+ * The second half of the send header page (EUSRV_SOR_INFO snd_hdr_off) is
+ * user space's own: zero when the connection is created, never read or
+ * written by the kernel, shared by every process that maps the connection.
+ * The interception library keeps the socket's face there (family, names,
+ * options), so that it survives exec and travels with SCM_RIGHTS.
+ */
+#define EUSRV_SOR_USER_OFF	2048
+#define EUSRV_SOR_USER_LEN	2048
+
+/*
  * Whether the reader should give the writer credit now: it consumed a
  * quarter of the ring since the last credit and the writer has less than
  * half a ring left by its own knowledge.  Never both false while the
@@ -117,7 +127,7 @@ static __inline__ int eusrv_sor_credit_due(__u32 head, __u32 tail,
 /* flags (kernel-written) */
 #define EUSRV_SOR_RF_EOF		_BITUL(0)	/* recv: FIN, no data after tail */
 #define EUSRV_SOR_RF_ERROR		_BITUL(1)	/* connection failed: see SO_ERROR */
-#define EUSRV_SOR_RF_SHUT		_BITUL(2)	/* send: shut down for writing */
+#define EUSRV_SOR_RF_SHUT		_BITUL(2)	/* send: for writing; recv: for reading */
 #define EUSRV_SOR_RF_PEER_CLOSED	_BITUL(3)	/* send: peer closed: EPIPE */
 
 /* Connection states (EUSRV_SOR_INFO, EUSRV_SOR_LIST). */
@@ -253,7 +263,7 @@ struct eusrv_sor_conn_stat {
 
 /* LIST flags */
 #define EUSRV_SOR_LIST_CLOSED	_BITUL(0)	/* also the last connections that ended */
-#define EUSRV_SOR_HISTORY	64		/* how many of those are kept */
+#define EUSRV_SOR_HISTORY	1024		/* how many of those are kept */
 
 /*
  * LIST: copies up to COUNT connection records (all connections of the

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A connection's socket face (family, names, shutdown, timeouts, options)
+ * kept in its mapped send header page, and the adoption of connection
+ * descriptors this process did not create.  A descriptor inherited across
+ * exec or received with SCM_RIGHTS is the connection file itself; the
+ * new image's library knows nothing of it until a socket call on it fails
+ * with ENOTSOCK (or fstat asks), then adopts it with the face it had.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <uapi/eusrv/sor.h>
+
+#include "sor_internal.h"
+
+static_assert(sizeof(struct eusrv_sor_ring_hdr) <= EUSRV_SOR_USER_OFF,
+	      "the ring header stays in the first half of its page");
+static_assert(sizeof(struct sor_face) <= EUSRV_SOR_USER_LEN,
+	      "the face fits in the user half of the page");
+
+static struct sor_face *face_of(struct sor_conn *c)
+{
+	return (struct sor_face *)((char *)c->snd.hdr + EUSRV_SOR_USER_OFF);
+}
+
+void sor_face_save(struct sor_conn *c)
+{
+	struct sor_face *f = face_of(c);
+	struct sor_face n;
+	int i;
+
+	memset(&n, 0, sizeof(n));
+	n.family = c->family;
+	n.local = c->local;
+	n.peer = c->peer;
+	n.shut = __atomic_load_n(&c->shut, __ATOMIC_RELAXED);
+	n.rcvtimeo_ns = __atomic_load_n(&c->rcvtimeo_ns, __ATOMIC_RELAXED);
+	n.sndtimeo_ns = __atomic_load_n(&c->sndtimeo_ns, __ATOMIC_RELAXED);
+	for (i = 0; i < SOR_MAX_OPTS; i++) {
+		n.opts[i].key = __atomic_load_n(&c->opts[i].key, __ATOMIC_ACQUIRE);
+		n.opts[i].len = __atomic_load_n(&c->opts[i].len, __ATOMIC_ACQUIRE);
+		n.opts[i].val = c->opts[i].val;
+	}
+	/* Incomplete while it is written: an adopter then uses defaults. */
+	__atomic_store_n(&f->magic, 0, __ATOMIC_RELEASE);
+	memcpy((char *)f + sizeof(f->magic), (char *)&n + sizeof(n.magic),
+	       sizeof(n) - sizeof(n.magic));
+	__atomic_store_n(&f->magic, SOR_FACE_MAGIC, __ATOMIC_RELEASE);
+}
+
+/* ADDR belongs to NODE: one of its addresses, or loopback to ourselves. */
+static bool addr_of_node(const struct sor_state *st, uint32_t addr,
+			 uint32_t node)
+{
+	const unsigned char *b = (const unsigned char *)&addr;
+
+	if (b[0] == 127)
+		return (int)node == st->node;
+	return sor_peers_find(&st->peers, addr) == (int)node;
+}
+
+/*
+ * Whether face N may be believed for C: any process that mapped the
+ * connection may have written it, so nothing is taken on trust that the
+ * driver says otherwise (ports, nodes) or that the core could trip on.
+ */
+static bool face_ok(const struct sor_state *st, const struct sor_conn *c,
+		    const struct sor_face *n)
+{
+	int i;
+
+	if (n->magic != SOR_FACE_MAGIC ||
+	    (n->family != AF_INET && n->family != AF_INET6) ||
+	    n->local.sin_family != AF_INET || n->peer.sin_family != AF_INET ||
+	    n->local.sin_port != c->local.sin_port ||
+	    n->peer.sin_port != c->peer.sin_port ||
+	    !addr_of_node(st, n->local.sin_addr.s_addr, c->node) ||
+	    !addr_of_node(st, n->peer.sin_addr.s_addr, c->peer_node) ||
+	    (n->shut & ~(uint32_t)SOR_X_SHUT_RD) ||
+	    n->rcvtimeo_ns < -1 || n->sndtimeo_ns < -1)
+		return false;
+	for (i = 0; i < SOR_MAX_OPTS; i++)
+		if (n->opts[i].len > sizeof(n->opts[i].val) ||
+		    (!n->opts[i].key && n->opts[i].len))
+			return false;
+	return true;
+}
+
+/* C's face from its page, or what the driver and the peers file say. */
+static void face_load(const struct sor_state *st, struct sor_conn *c)
+{
+	struct sor_face n;
+
+	__atomic_load(&face_of(c)->magic, &n.magic, __ATOMIC_ACQUIRE);
+	memcpy((char *)&n + sizeof(n.magic), (char *)face_of(c) + sizeof(n.magic),
+	       sizeof(n) - sizeof(n.magic));
+	if (!face_ok(st, c, &n)) {
+		c->family = AF_INET;
+		c->local.sin_addr.s_addr = sor_node_addr(st, c->node);
+		c->peer.sin_addr.s_addr = sor_node_addr(st, c->peer_node);
+		return;
+	}
+	c->family = n.family;
+	c->local = n.local;
+	c->peer = n.peer;
+	c->shut = n.shut;
+	c->rcvtimeo_ns = n.rcvtimeo_ns;
+	c->sndtimeo_ns = n.sndtimeo_ns;
+	memcpy(c->opts, n.opts, sizeof(c->opts));
+}
+
+struct sor_conn *sor_adopt(int fd)
+{
+	const struct sor_state *st;
+	struct sor_conn *c = NULL, *old;
+	struct stat sb;
+	int e = errno;
+
+	if (fd < 0 || sor_absent())
+		goto out;
+	st = sor_state();
+	/* Connection files are anonymous inodes: no file type bits. */
+	if (!st || sor_r->fstat(fd, &sb) || (sb.st_mode & S_IFMT))
+		goto out;
+	c = sor_conn_map(fd);
+	if (!c)
+		goto out;
+	face_load(st, c);
+	old = sor_fd_set(fd, c);
+	if (old)
+		sor_conn_put(old);
+out:
+	errno = e;
+	return c;
+}
+
+/*
+ * Options a program sets on a socket before it becomes a connection (or
+ * that an accepted socket inherits from its listener) and reads back or
+ * relies on afterwards: read from the real socket as it stands.
+ */
+static const struct {
+	int level, name;
+} imported[] = {
+	{ SOL_SOCKET, SO_RCVTIMEO }, { SOL_SOCKET, SO_SNDTIMEO },
+	{ SOL_SOCKET, SO_KEEPALIVE }, { SOL_SOCKET, SO_LINGER },
+	{ SOL_SOCKET, SO_OOBINLINE }, { SOL_SOCKET, SO_PRIORITY },
+	{ SOL_SOCKET, SO_REUSEADDR },
+	{ IPPROTO_TCP, TCP_NODELAY }, { IPPROTO_TCP, TCP_KEEPIDLE },
+	{ IPPROTO_TCP, TCP_KEEPINTVL }, { IPPROTO_TCP, TCP_KEEPCNT },
+	{ IPPROTO_TCP, TCP_USER_TIMEOUT }, { IPPROTO_IP, IP_TOS },
+};
+
+void sor_face_import(int fd, struct sor_conn *c)
+{
+	unsigned char v[16];
+	socklen_t len;
+	size_t i;
+	int e = errno;
+
+	for (i = 0; i < sizeof(imported) / sizeof(imported[0]); i++) {
+		len = sizeof(v);
+		memset(v, 0, sizeof(v));
+		if (sor_r->getsockopt(fd, imported[i].level, imported[i].name,
+				      v, &len) == 0)
+			sor_conn_setopt(c, imported[i].level, imported[i].name,
+					v, len);
+	}
+	errno = e;
+}
