@@ -1731,6 +1731,47 @@ static void t_async(const char *host, const char *port, uint64_t n)
 	       (unsigned long long)n, (int)sigios);
 }
 
+/* Options set before connect() hold on the connection that replaces it. */
+static void t_preopts(const char *host, const char *port, uint64_t n)
+{
+	struct timeval tv = { .tv_sec = 1 }, got;
+	struct addrinfo hints, *res;
+	socklen_t l = sizeof(got);
+	double t0;
+	int fd, one = 1, v = 0;
+	char c;
+
+	(void)n;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res))
+		fail("getaddrinfo");
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+		die("socket/setsockopt");
+	if (connect(fd, res->ai_addr, res->ai_addrlen))
+		die("connect");
+	freeaddrinfo(res);
+	write_all(fd, "E", 1);
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &got, &l) || got.tv_sec != 1)
+		fail("SO_RCVTIMEO set before connect() reads back wrong");
+	l = sizeof(v);
+	if (getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, &l) || !v)
+		fail("TCP_NODELAY set before connect() reads back wrong");
+	alarm(10);	/* a timeout that was dropped blocks for ever */
+	t0 = now_s();
+	if (recv(fd, &c, 1, 0) != -1 || errno != EAGAIN)
+		fail("recv with SO_RCVTIMEO set before connect(): not EAGAIN");
+	alarm(0);
+	if (now_s() - t0 < 0.9)
+		fail("recv timed out early");
+	close(fd);
+	printf("ok %s: SO_RCVTIMEO and TCP_NODELAY set before connect() hold (timed out after %.2f s)\n",
+	       mode, now_s() - t0);
+}
+
 static const struct {
 	const char *mode;
 	void (*fn)(const char *host, const char *port, uint64_t n);
@@ -1744,7 +1785,7 @@ static const struct {
 	{ "inetd", t_inetd }, { "reexec", t_reexec }, { "execclient", t_execclient },
 	{ "passfd", t_passfd }, { "signals", t_signals }, { "shutrd", t_shutrd },
 	{ "sigcycles", t_cycles },	/* against serve-sig */
-	{ "async", t_async },
+	{ "async", t_async }, { "preopts", t_preopts },
 };
 
 /*
