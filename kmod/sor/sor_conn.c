@@ -260,6 +260,7 @@ void sor_conn_stat(struct sor_conn *c, struct eusrv_sor_conn_stat *s)
 	s->bytes_rcvd = c->bytes_rcvd;
 	s->transfers = c->transfers;
 	s->pid = c->pid;
+	s->uid = from_kuid_munged(&init_user_ns, c->uid);
 	s->flags = (rcv_flags & 0xffff) << 16 | (snd_flags & 0xffff);
 	s->serial = c->serial;
 	spin_unlock_irqrestore(&c->lock, flags);
@@ -430,6 +431,7 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 	c->client = client;
 	c->state = client ? EUSRV_SOR_ST_CONNECTING : EUSRV_SOR_ST_ACCEPTING;
 	c->pid = task_tgid_nr(current);
+	c->uid = current_euid();
 	c->born = jiffies;
 	c->heard = c->born;
 	c->probed = c->born;

@@ -468,6 +468,13 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return sor_ioc_lock(c, uarg, true);
 	case EUSRV_SOR_LOCK_WAKE:
 		return sor_ioc_lock(c, uarg, false);
+	case EUSRV_SOR_LINGER:
+		if (get_user(how, (u32 __user *)uarg))
+			return -EFAULT;
+		if (how > 1)
+			return -EINVAL;
+		WRITE_ONCE(c->linger_reset, how);
+		return 0;
 	case FIONREAD:
 		spin_lock_irqsave(&c->lock, flags);
 		sor_data_sync_tail_locked(c);

@@ -54,6 +54,7 @@ struct sor_ctl {
 	struct list_head listeners;	/* struct sor_listener.ctl_link */
 	struct list_head link;		/* on the list of control files */
 	pid_t pid;
+	kuid_t uid;			/* opener's effective uid */
 	unsigned int note_next;
 	unsigned int note_count;
 	struct eusrv_sor_note notes[EUSRV_SOR_MAX_NOTES];
@@ -85,7 +86,8 @@ struct sor_conn {
 	int so_error;			/* pending error, cleared by GET_ERROR */
 	u16 lport;
 	u16 rport;
-	pid_t pid;
+	pid_t pid;			/* creator, or the process that accepted it */
+	kuid_t uid;			/* its effective uid */
 	unsigned int snd_shift;		/* wishes, then the sizes */
 	unsigned int rcv_shift;
 	u32 snd_size;
@@ -129,6 +131,7 @@ struct sor_conn {
 	u32 peer_fin;
 	bool eof;
 	bool shut_rd;
+	bool linger_reset;		/* SO_LINGER {1, 0}: the last close resets */
 
 	/* Messages the mailbox had no room for, sent by the work item. */
 	bool owe_credit;
@@ -235,6 +238,12 @@ bool sor_conn_may_retire_locked(struct sor_conn *c);
 unsigned int sor_conn_count(void);
 void sor_conn_for_each(void (*fn)(struct sor_conn *c, void *arg), void *arg);
 void sor_conn_stat(struct sor_conn *c, struct eusrv_sor_conn_stat *s);
+/* Whether the caller may see what process owns something of user UID. */
+static inline bool sor_may_see_owner(kuid_t uid)
+{
+	return uid_eq(uid, current_euid()) || capable(CAP_NET_ADMIN);
+}
+
 u32 sor_conn_history(struct eusrv_sor_conn_stat *out, u32 room);
 void sor_conn_reset_node(unsigned int node, int err);
 int sor_conn_forget(unsigned int id);

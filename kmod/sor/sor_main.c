@@ -41,6 +41,7 @@ static int sor_ctl_open(struct inode *inode, struct file *file)
 	mutex_init(&ctl->mutex);
 	INIT_LIST_HEAD(&ctl->listeners);
 	ctl->pid = task_tgid_nr(current);
+	ctl->uid = current_euid();
 	mutex_lock(&sor_ctls_lock);
 	list_add_tail(&ctl->link, &sor_ctls);
 	mutex_unlock(&sor_ctls_lock);
@@ -90,6 +91,17 @@ static void sor_list_one(struct sor_conn *c, void *p)
 		sor_conn_stat(c, &a->out[a->total - 1]);
 }
 
+/* As ss: the processes behind other users' connections stay hidden. */
+static void sor_list_hide(struct eusrv_sor_conn_stat *out, u32 n)
+{
+	bool all = capable(CAP_NET_ADMIN);
+	u32 i;
+
+	for (i = 0; i < n && !all; i++)
+		if (!uid_eq(make_kuid(&init_user_ns, out[i].uid), current_euid()))
+			out[i].pid = 0;
+}
+
 /* The notes of every control file: how many in total, up to ROOM copied. */
 static u32 sor_list_notes(struct eusrv_sor_note_rec *out, u32 room)
 {
@@ -107,6 +119,10 @@ static u32 sor_list_notes(struct eusrv_sor_note_rec *out, u32 room)
 				out[total].pid = ctl->pid;
 				out[total].reserved = 0;
 				out[total].note = ctl->notes[k];
+				if (!sor_may_see_owner(ctl->uid)) {
+					out[total].pid = 0;
+					out[total].note.fd = -1;
+				}
 			}
 		}
 		mutex_unlock(&ctl->mutex);
@@ -150,6 +166,7 @@ static long sor_ctl_list(void __user *arg)
 		a.total += l.closed;
 	}
 	l.total = a.total;
+	sor_list_hide(a.out, min(a.total, a.room));
 	l.note_total = sor_list_notes(notes, l.note_count);
 	if (a.room &&
 	    copy_to_user(u64_to_user_ptr(l.conns), a.out,

@@ -264,7 +264,8 @@ void sor_nack_release(struct sor_conn *c)
 			head = c->rcv_seen;
 		unread = c->rcv_tail - head;
 	}
-	act = sor_st_on_close(c->state, queued, unread, c->nack_pending, &reason);
+	act = sor_st_on_close(c->state, queued, unread, c->linger_reset,
+			      c->nack_pending, &reason);
 	switch (act) {
 	case SOR_CLOSE_FLUSH:
 		c->progress = jiffies;

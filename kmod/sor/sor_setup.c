@@ -582,6 +582,9 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 	sor_setup_drop_dummy(c);
 
 	spin_lock_irqsave(&c->lock, flags);
+	/* The accepting process owns it now, not the worker that made it. */
+	c->pid = task_tgid_nr(current);
+	c->uid = current_euid();
 	ret = 0;
 	if (c->released || c->state == EUSRV_SOR_ST_RESET) {
 		ret = -(c->so_error ? c->so_error : ECONNABORTED);

@@ -112,11 +112,13 @@ enum sor_close_action {
 /*
  * STATE at the last close; QUEUED bytes written and not yet received by
  * the peer, UNREAD bytes arrived and not read; NACK_PENDING when our own
- * NACK request awaits its reply.  Unread data makes the close an abort
+ * NACK request awaits its reply.  Unread data, or RESET (the program set
+ * SO_LINGER {1, 0}), makes the close an abort that drops what is queued
  * (ECONNRESET at the peer, as TCP's RST), see *REASON.
  */
 static inline enum sor_close_action sor_st_on_close(unsigned int state,
 						    u32 queued, u32 unread,
+						    bool reset,
 						    bool nack_pending,
 						    unsigned int *reason)
 {
@@ -125,7 +127,7 @@ static inline enum sor_close_action sor_st_on_close(unsigned int state,
 		return SOR_CLOSE_WAIT;
 	switch (state) {
 	case EUSRV_SOR_ST_ESTABLISHED:
-		if (unread) {
+		if (unread || reset) {
 			*reason = ECONNRESET;
 			return SOR_CLOSE_NACK;
 		}

@@ -112,21 +112,25 @@ static void sor_state_test_close(struct kunit *test)
 {
 	unsigned int r;
 
-	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_ESTABLISHED, 0, 0,
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_ESTABLISHED, 0, 0, false,
 					      false, &r), SOR_CLOSE_NACK);
 	KUNIT_EXPECT_EQ(test, r, 0U);
-	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_ESTABLISHED, 10, 0,
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_ESTABLISHED, 10, 0, false,
 					      false, &r), SOR_CLOSE_FLUSH);
-	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_ESTABLISHED, 10, 5,
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_ESTABLISHED, 10, 5, false,
 					      false, &r), SOR_CLOSE_NACK);
 	KUNIT_EXPECT_EQ(test, r, (unsigned int)ECONNRESET);
-	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_PEER_CLOSED, 10, 5,
+	/* SO_LINGER {1, 0}: a reset, queued data dropped. */
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_ESTABLISHED, 10, 0, true,
+					      false, &r), SOR_CLOSE_NACK);
+	KUNIT_EXPECT_EQ(test, r, (unsigned int)ECONNRESET);
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_PEER_CLOSED, 10, 5, false,
 					      false, &r), SOR_CLOSE_RETIRE);
-	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_RESET, 0, 0, false, &r),
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_RESET, 0, 0, false, false, &r),
 			SOR_CLOSE_RETIRE);
-	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_RESET, 0, 0, true, &r),
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_RESET, 0, 0, false, true, &r),
 			SOR_CLOSE_WAIT);
-	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_NACK_WAIT, 0, 0, true,
+	KUNIT_EXPECT_EQ(test, sor_st_on_close(EUSRV_SOR_ST_NACK_WAIT, 0, 0, false, true,
 					      &r), SOR_CLOSE_WAIT);
 }
 

@@ -82,7 +82,7 @@ if [ $driver = yes ]; then
 		"nonblock" "halfclose 3000000" "calls" "unread" "peerkill" \
 		"many 1000" "cycles 10000" "scribble" "closeflush 200000" \
 		"inetd 1000000" "reexec 1000000" "execclient 200000" "passfd 200000" \
-		"signals" "shutrd" "sigcycles 300" "async 50" "preopts"; do
+		"signals" "shutrd" "sigcycles 300" "async 50" "preopts" "linger0"; do
 		set -- $t
 		port=7600
 		case $1 in many|cycles|scribble) port=7700 ;; sigcycles) port=7620 ;; esac
@@ -122,6 +122,16 @@ if [ $driver = yes ]; then
 		not_ok "eusrvctl conns: the connection on both nodes, ESTABLISHED"
 		diag "node1: $c1"
 		diag "node0: $c0"
+	fi
+	# As ss: another user sees the connection, not the process behind it.
+	cn=$(on node1 "setpriv --reuid=65534 --regid=65534 --clear-groups eusrvctl conns" 2>&1)
+	if printf '%s\n' "$c1" | grep -q '^rdma .*peer=198.18.0.10:7600 .* uid=0 pid=[1-9]' &&
+		printf '%s\n' "$cn" | grep -q '^rdma .*peer=198.18.0.10:7600 .* uid=0 pid=0 ' &&
+		! printf '%s\n' "$cn" | grep -q '^rdma .*peer=198.18.0.10:7600 .* pid=[1-9]'; then
+		ok "eusrvctl conns as another user: the connection, without its process"
+	else
+		not_ok "eusrvctl conns as another user: the connection, without its process"
+		diag "nobody: $cn"
 	fi
 
 	# nc both ways, checked by sha256.

@@ -444,7 +444,7 @@ static int install(int cfd, int fd, bool cloexec, struct sor_conn *c)
 {
 	struct sor_conn *old;
 
-	sor_face_import(fd, c);
+	sor_face_import(fd, cfd, c);
 	sor_face_save(c);
 	if (sor_r->dup3(cfd, fd, cloexec ? O_CLOEXEC : 0) < 0) {
 		int e = errno;

@@ -156,7 +156,7 @@ static const struct {
 	{ IPPROTO_TCP, TCP_USER_TIMEOUT }, { IPPROTO_IP, IP_TOS },
 };
 
-void sor_face_import(int fd, struct sor_conn *c)
+void sor_face_import(int fd, int cfd, struct sor_conn *c)
 {
 	unsigned char v[16];
 	socklen_t len;
@@ -168,8 +168,8 @@ void sor_face_import(int fd, struct sor_conn *c)
 		memset(v, 0, sizeof(v));
 		if (sor_r->getsockopt(fd, imported[i].level, imported[i].name,
 				      v, &len) == 0)
-			sor_conn_setopt(c, imported[i].level, imported[i].name,
-					v, len);
+			sor_conn_setopt(c, cfd, imported[i].level,
+					imported[i].name, v, len);
 	}
 	errno = e;
 }

@@ -546,8 +546,8 @@ int sor_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 	return r < 0 ? (int)sor_fail(r) : 0;
 }
 
-int sor_conn_setopt(struct sor_conn *c, int level, int name, const void *val,
-		    socklen_t len)
+int sor_conn_setopt(struct sor_conn *c, int cfd, int level, int name,
+		    const void *val, socklen_t len)
 {
 	struct sor_opt *o;
 	uint64_t raw = 0;
@@ -580,6 +580,18 @@ int sor_conn_setopt(struct sor_conn *c, int level, int name, const void *val,
 	/* Most options are ints: as the kernel, refuse a shorter value. */
 	if (len < (socklen_t)sizeof(int))
 		return -EINVAL;
+	if (level == SOL_SOCKET && name == SO_LINGER) {
+		struct linger lg;
+		uint32_t reset;
+
+		if (len < (socklen_t)sizeof(lg))
+			return -EINVAL;
+		memcpy(&lg, val, sizeof(lg));
+		/* {1, 0}: the last close resets, as TCP's RST. */
+		reset = lg.l_onoff && !lg.l_linger;
+		if (sor_r->ioctl(cfd, EUSRV_SOR_LINGER, &reset) < 0)
+			return -errno;
+	}
 	if (len > sizeof(raw))
 		return 0;	/* accepted, not remembered */
 	memcpy(&raw, val, len);
@@ -635,7 +647,7 @@ int sor_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 		return r;
 	}
 conn:
-	r = sor_conn_setopt(c, level, name, val, len);
+	r = sor_conn_setopt(c, fd, level, name, val, len);
 	if (r == 0)
 		sor_face_save(c);
 	sor_conn_put(c);

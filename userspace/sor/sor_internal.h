@@ -103,10 +103,11 @@ struct sor_conn *sor_adopt(int fd);
 struct sor_conn *sor_conn_map(int cfd);
 /* First address of NODE in the peers file (network order), or 0. */
 uint32_t sor_node_addr(const struct sor_state *st, uint32_t node);
-/* Copy FD's socket options a program may have set into C (before FD is
- * replaced by the connection).
+/*
+ * Copy the socket options a program may have set on FD into C, whose file
+ * is CFD (before FD is replaced by the connection).
  */
-void sor_face_import(int fd, struct sor_conn *c);
+void sor_face_import(int fd, int cfd, struct sor_conn *c);
 
 /* The ring ops of a connection (sockops.c). */
 extern const struct sor_kops sor_kops_dev;
@@ -115,9 +116,12 @@ struct sor_kctx {
 	struct sor_conn *c;
 };
 
-/* setsockopt on a connection (no errno: a negative one on failure). */
-int sor_conn_setopt(struct sor_conn *c, int level, int name, const void *val,
-		    socklen_t len);
+/*
+ * setsockopt on connection C, whose file is CFD (no errno: a negative one
+ * on failure).
+ */
+int sor_conn_setopt(struct sor_conn *c, int cfd, int level, int name,
+		    const void *val, socklen_t len);
 
 /* Ring size wish (log2, 0 = default) for a SO_SNDBUF/SO_RCVBUF value. */
 uint32_t sor_shift_of(int bytes);

@@ -233,12 +233,12 @@ static int cmd_conns(bool closed)
 
 		printf("%s id=%u state=%s local=%s:%u peer=%s:%u peer_node=%u peer_id=%u"
 		       " sndq=%u rcvq=%u snd_size=%u rcv_size=%u sent=%" PRIu64
-		       " rcvd=%" PRIu64 " transfers=%" PRIu64 " pid=%d serial=%" PRIu64,
+		       " rcvd=%" PRIu64 " transfers=%" PRIu64 " uid=%u pid=%d serial=%" PRIu64,
 		       c->closed ? "closed" : "rdma", c->id, state_name(c->state), addr_of(&p, s.node, la), c->lport,
 		       addr_of(&p, c->peer_node, ra), c->rport, c->peer_node,
 		       c->peer_id, c->snd_queued, c->rcv_queued, c->snd_size,
 		       c->rcv_size, (uint64_t)c->bytes_sent,
-		       (uint64_t)c->bytes_rcvd, (uint64_t)c->transfers, c->pid,
+		       (uint64_t)c->bytes_rcvd, (uint64_t)c->transfers, c->uid, c->pid,
 		       (uint64_t)c->serial);
 		if (c->so_error)
 			printf(" error=%s", strerror(c->so_error));

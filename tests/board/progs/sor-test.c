@@ -347,6 +347,18 @@ static void exec_self(int fd)
 	die("exec");
 }
 
+/* Close with SO_LINGER {1, 0}: a reset, not a FIN. */
+static void linger_reset(int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	if (setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+		die("SO_LINGER");
+	write_all(fd, "queued", 6);	/* dropped by the reset, or not */
+	close(fd);
+	_exit(0);
+}
+
 static int serve(int port)
 {
 	struct sockaddr_in a;
@@ -381,6 +393,7 @@ static int serve(int port)
 			case 'R': serve_echo_cut(fd); break;
 			case 'U': sleep(1); break;	/* close with unread data */
 			case 'X': exec_inetd(fd); break;
+			case 'L': linger_reset(fd); break;
 			case 'Y': exec_self(fd); break;
 			case 'K': raise(SIGKILL); break;
 			default: fail("unknown test");
@@ -1772,6 +1785,25 @@ static void t_preopts(const char *host, const char *port, uint64_t n)
 	       mode, now_s() - t0);
 }
 
+/* The server closes with SO_LINGER {1, 0}: we see ECONNRESET, not EOF. */
+static void t_linger0(const char *host, const char *port, uint64_t n)
+{
+	int fd = start(host, port, 'L');
+	char buf[16];
+	ssize_t r;
+
+	(void)n;
+	alarm(10);
+	do
+		r = recv(fd, buf, sizeof(buf), 0);
+	while (r > 0);
+	alarm(0);
+	if (r != -1 || errno != ECONNRESET)
+		fail("SO_LINGER {1, 0} at the peer: not ECONNRESET");
+	close(fd);
+	printf("ok %s: the peer's close with SO_LINGER {1, 0} is a reset\n", mode);
+}
+
 static const struct {
 	const char *mode;
 	void (*fn)(const char *host, const char *port, uint64_t n);
@@ -1785,7 +1817,7 @@ static const struct {
 	{ "inetd", t_inetd }, { "reexec", t_reexec }, { "execclient", t_execclient },
 	{ "passfd", t_passfd }, { "signals", t_signals }, { "shutrd", t_shutrd },
 	{ "sigcycles", t_cycles },	/* against serve-sig */
-	{ "async", t_async }, { "preopts", t_preopts },
+	{ "async", t_async }, { "preopts", t_preopts }, { "linger0", t_linger0 },
 };
 
 /*

@@ -258,7 +258,11 @@ struct eusrv_sor_conn_stat {
 	 */
 	__u64 serial;
 	__u32 closed;		/* 1: ended, a record of the history (LIST_CLOSED) */
-	__u32 reserved;
+	/*
+	 * Owner's effective uid.  As ss, LIST shows every connection to
+	 * everyone, but pid only to its owner and CAP_NET_ADMIN (0 else).
+	 */
+	__u32 uid;
 };
 
 /* LIST flags */
@@ -285,7 +289,7 @@ struct eusrv_sor_list {
 };
 
 struct eusrv_sor_note_rec {
-	__s32 pid;
+	__s32 pid;		/* and note.fd: only to the owner and CAP_NET_ADMIN */
 	__u32 reserved;
 	struct eusrv_sor_note note;
 };
@@ -391,6 +395,12 @@ struct eusrv_sor_wait {
 #define EUSRV_SOR_LOCK_WAKE	_IOW(EUSRV_SOR_IOC_MAGIC, 0x26, __u32)
 /* CREDIT: tell the peer how far the receive head moved (see credit_due). */
 #define EUSRV_SOR_CREDIT	_IO(EUSRV_SOR_IOC_MAGIC, 0x27)
+/*
+ * LINGER: 1 when the program set SO_LINGER {1, 0}: the last close of the
+ * connection drops what is queued and resets it (the peer sees
+ * ECONNRESET, as TCP's RST); 0 (default): the last close flushes.
+ */
+#define EUSRV_SOR_LINGER	_IOW(EUSRV_SOR_IOC_MAGIC, 0x28, __u32)
 
 /*
  * The connection file also answers FIONREAD (bytes in the receive ring)
