@@ -73,14 +73,22 @@ if ! printf '%s\n' "$out" | grep -q "every block checked"; then
 	not_ok "server: reported its first connection within 20 s"
 fi
 
+# conns_show NAME NODE PATTERN [ARG]: `eusrvctl conns ARG` on NODE works
+# and one of its lines matches PATTERN (extended regular expression).
+conns_show() {
+	local out
+	if out=$(on "$2" "eusrvctl conns ${4:-}" 2>&1) &&
+		printf '%s\n' "$out" | grep -Eq "$3"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "$out"
+	fi
+}
+
 # The client's connections have ended: their records stay in the history.
-if out=$(on node0 'eusrvctl conns --closed' 2>&1) &&
-	printf '%s\n' "$out" | grep -Eq "^closed .*:$PORT peer_node=1 .* sent=[1-9][0-9]* .*serial=[1-9]"; then
-	ok "node0: the ended connections are kept with what they carried (eusrvctl conns --closed)"
-else
-	not_ok "node0: the ended connections are kept (eusrvctl conns --closed)"
-	diag "$out"
-fi
+conns_show "node0: the ended connections are kept with what they carried (eusrvctl conns --closed)" \
+	node0 "^closed .*:$PORT peer_node=1 .* sent=[1-9][0-9]* .*serial=[1-9]" --closed
 
 stats=$(on node0 eusrvctl stats 2>&1)
 diag "$(printf '%s\n' "$stats" | tr '\n' ' ')"
@@ -104,13 +112,8 @@ hold_reset() {
 		on node0 'grep -q holding /tmp/sor-hold.out' >/dev/null 2>&1 && break
 		sleep 0.2
 	done
-	if out=$(on node0 'eusrvctl conns' 2>&1) &&
-		printf '%s\n' "$out" | grep -q '^rdma .*state=ESTABLISHED .*peer_node=1 '; then
-		ok "$what: LIST (eusrvctl conns) shows the held connection"
-	else
-		not_ok "$what: LIST (eusrvctl conns) shows the held connection"
-		diag "$out"
-	fi
+	conns_show "$what: LIST (eusrvctl conns) shows the held connection" \
+		node0 '^rdma .*state=ESTABLISHED .*peer_node=1 '
 	t0=$(date +%s.%N)
 	"$@" >/dev/null 2>&1
 	for _ in $(seq 100); do

@@ -359,27 +359,56 @@ static void linger_reset(int fd)
 	_exit(0);
 }
 
-static int serve(int port)
+/* Ring (and socket buffer) wishes of the small connections. */
+static void small_bufs(int fd)
+{
+	int v = SMALL_BUF;
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
+}
+
+/* A listening TCP socket on PORT (any address); SMALL: small rings. */
+static int listen_on(int port, int backlog, bool small)
 {
 	struct sockaddr_in a;
 	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
 
-	signal(SIGCHLD, SIG_IGN);
+	if (l < 0)
+		die("socket");
 	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (small)
+		small_bufs(l);
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons((uint16_t)port);
-	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 128))
+	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, backlog))
 		die("bind/listen");
+	return l;
+}
+
+/* The next connection on L; a signal or an aborted client is no failure. */
+static int accept_next(int l)
+{
 	for (;;) {
-		char what;
 		int fd = accept(l, NULL, NULL);
 
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
+		if (fd >= 0)
+			return fd;
+		if (errno != EINTR && errno != ECONNABORTED)
 			die("accept");
-		}
+	}
+}
+
+static int serve(int port)
+{
+	int l = listen_on(port, 128, false);
+
+	signal(SIGCHLD, SIG_IGN);
+	for (;;) {
+		char what;
+		int fd = accept_next(l);
+
 		if (fork() == 0) {
 			close(l);
 			if (read_all(fd, &what, 1) != 1)
@@ -406,15 +435,6 @@ static int serve(int port)
 }
 
 /* ---- clients ---- */
-
-/* Ring (and socket buffer) wishes of the small connections. */
-static void small_bufs(int fd)
-{
-	int v = SMALL_BUF;
-
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
-}
 
 /* A connection to HOST:PORT; SMALL: with small rings. */
 static int dial(const char *host, const char *port, int flags, bool small)
@@ -841,18 +861,11 @@ static void serve_many(int port)
 {
 	static char buf[SMALL_BUF];
 	struct epoll_event ev = { .events = EPOLLIN }, evs[64];
-	struct sockaddr_in a;
-	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1, ep, i, k;
+	int l, ep, i, k;
 
 	more_files();
 	signal(SIGPIPE, SIG_IGN);
-	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	small_bufs(l);
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_port = htons((uint16_t)port);
-	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1024))
-		die("bind/listen");
+	l = listen_on(port, 1024, true);
 	ep = epoll_create1(0);
 	ev.data.fd = l;
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, l, &ev))
@@ -1453,29 +1466,38 @@ static void t_stress(const char *host, const char *port, uint64_t n)
 	       (unsigned long long)n, now_s() - t0);
 }
 
+/* Echo-check N bytes on FD, in rounds of CHUNK (at most 64 KB) bytes. */
+static void echo_rounds(int fd, uint64_t n, size_t chunk)
+{
+	static unsigned char out[65536], in[65536];
+	uint64_t done = 0;
+
+	if (chunk > sizeof(out))
+		chunk = sizeof(out);
+	while (done < n) {
+		size_t k = n - done < chunk ? (size_t)(n - done) : chunk, i;
+
+		for (i = 0; i < k; i++)
+			out[i] = pat(done + i, 11);
+		write_all(fd, out, k);
+		if (read_all(fd, in, k) != k || memcmp(in, out, k))
+			fail("echo differs");
+		done += k;
+	}
+}
+
 /* A server's exec'd handler (X: inetd-style, Y: re-exec) echoes N bytes. */
 static void handed_over(const char *host, const char *port, uint64_t n,
 			char test)
 {
-	static unsigned char out[65536], in[65536];
 	int fd = start(host, port, test);
-	uint64_t done = 0;
 	char st = 0;
 
 	if (read_all(fd, &st, 1) != 1 || st != 'K')
 		fail("the exec'd handler does not see a socket (see its stderr)");
-	while (done < n) {
-		size_t k = n - done < sizeof(out) ? (size_t)(n - done) : sizeof(out), i;
-
-		for (i = 0; i < k; i++)
-			out[i] = pat(done + i, 7);
-		write_all(fd, out, k);
-		if (read_all(fd, in, k) != k || memcmp(in, out, k))
-			fail("echo through the exec'd handler differs");
-		done += k;
-	}
+	echo_rounds(fd, n, 65536);
 	shutdown(fd, SHUT_WR);
-	if (read_all(fd, in, 1) != 0)
+	if (read_all(fd, &st, 1) != 0)
 		fail("no EOF after the echo");
 	close(fd);
 	printf("ok %s: %llu bytes echoed by the exec'd handler, checked\n", mode,
@@ -1492,23 +1514,6 @@ static void t_reexec(const char *host, const char *port, uint64_t n)
 	handed_over(host, port, n, 'Y');
 }
 
-/* Echo-check N bytes on FD, in 4 KB rounds. */
-static void echo_rounds(int fd, uint64_t n)
-{
-	static unsigned char out[4096], in[4096];
-	uint64_t done = 0;
-
-	while (done < n) {
-		size_t k = n - done < sizeof(out) ? (size_t)(n - done) : sizeof(out), i;
-
-		for (i = 0; i < k; i++)
-			out[i] = pat(done + i, 11);
-		write_all(fd, out, k);
-		if (read_all(fd, in, k) != k || memcmp(in, out, k))
-			fail("echo differs");
-		done += k;
-	}
-}
 
 /* The client hands its connection to a new image (fork, exec). */
 static void t_execclient(const char *host, const char *port, uint64_t n)
@@ -1518,7 +1523,7 @@ static void t_execclient(const char *host, const char *port, uint64_t n)
 	pid_t pid;
 
 	set_face_opts(fd);
-	echo_rounds(fd, 4096);	/* used before the hand-over */
+	echo_rounds(fd, 4096, 4096);	/* used before the hand-over */
 	snprintf(a, sizeof(a), "%d", fd);
 	snprintf(b, sizeof(b), "%llu", (unsigned long long)n);
 	pid = fork();
@@ -1530,7 +1535,7 @@ static void t_execclient(const char *host, const char *port, uint64_t n)
 	}
 	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		fail("the exec'd child failed with the connection");
-	echo_rounds(fd, 4096);	/* and still ours afterwards */
+	echo_rounds(fd, 4096, 4096);	/* and still ours afterwards */
 	close(fd);
 	printf("ok %s: the connection served %llu bytes in an exec'd child\n", mode,
 	       (unsigned long long)n);
@@ -1566,7 +1571,7 @@ static void t_passfd(const char *host, const char *port, uint64_t n)
 			fprintf(stderr, "passfd: %s\n", why);
 			_exit(3);
 		}
-		echo_rounds(fd, n);
+		echo_rounds(fd, n, 4096);
 		_exit(0);
 	}
 	close(sp[1]);
@@ -1829,29 +1834,17 @@ static int serve_sig(int port)
 {
 	struct itimerval it = { .it_interval = { .tv_usec = 1000 },
 				.it_value = { .tv_usec = 1000 } };
-	struct sockaddr_in a;
 	struct sigaction sa;
-	int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	int l = listen_on(port, 128, false);
 
 	signal(SIGCHLD, SIG_IGN);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
-	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_port = htons((uint16_t)port);
-	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 128))
-		die("bind/listen");
 	setitimer(ITIMER_REAL, &it, NULL);
 	for (;;) {
-		int fd = accept(l, NULL, NULL);
+		int fd = accept_next(l);
 
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			die("accept");
-		}
 		if (fork() == 0) {
 			struct itimerval off = { 0 };
 
@@ -1888,7 +1881,7 @@ int main(int argc, char **argv)
 		why = same_socket(fd, true);
 		if (why)
 			fail(why);
-		echo_rounds(fd, strtoull(argv[3], NULL, 10));
+		echo_rounds(fd, strtoull(argv[3], NULL, 10), 4096);
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "serve-sig"))
