@@ -4,9 +4,13 @@
  *
  *   /sys/kernel/debug/eusrv_sor/forget	write a connection id: this node
  *					forgets it without telling the peer
+ *   /sys/kernel/debug/eusrv_sor/drop_nacks
+ *					write N: the next N NACK requests
+ *					this node sends are lost on the way
  *
  * so that a test can prove the peer never waits for ever on it (RST,
- * PROBE: docs/protocol.md sections 2 and 5).  Root only.
+ * PROBE: docs/protocol.md sections 2 and 5), and that a lost NACK is
+ * resent (section 6).  Root only.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -16,6 +20,7 @@
 #include "sor_internal.h"
 
 static struct dentry *sor_debugfs_dir;
+atomic_t sor_drop_nacks = ATOMIC_INIT(0);
 
 static ssize_t sor_forget_write(struct file *file, const char __user *buf,
 				size_t count, loff_t *ppos)
@@ -44,6 +49,8 @@ void sor_debugfs_init(void)
 	sor_debugfs_dir = debugfs_create_dir("eusrv_sor", NULL);
 	debugfs_create_file("forget", 0200, sor_debugfs_dir, NULL,
 			    &sor_forget_fops);
+	debugfs_create_atomic_t("drop_nacks", 0600, sor_debugfs_dir,
+				&sor_drop_nacks);
 }
 
 void sor_debugfs_exit(void)

@@ -297,6 +297,8 @@ int sor_setup_init(void);
 void sor_setup_exit(void);
 
 /* sor_debugfs.c */
+/* Fault injection (sor_debugfs.c): NACK requests still to lose. */
+extern atomic_t sor_drop_nacks;
 void sor_debugfs_init(void);
 void sor_debugfs_exit(void);
 

@@ -79,6 +79,9 @@ void sor_nack_send(struct sor_conn *c)
 		return;
 	if (tries > 1)
 		sor_count(SOR_S_NACK_RESENDS);
+	/* Fault injection: lost on the way; the timer resends it. */
+	if (atomic_add_unless(&sor_drop_nacks, -1, 0))
+		return;
 	ret = eusrv_mbox_send_wait(c->peer_node, msg,
 				   msecs_to_jiffies(SOR_NACK_SEND_TIMEOUT_MS));
 	if (!ret)

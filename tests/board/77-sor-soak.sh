@@ -14,7 +14,9 @@
 #    reader and a blocked writer get ECONNRESET within the protocol's
 #    bound (PROBE after 1 s of silence, RST back; docs/protocol.md
 #    section 5) -- checked against 10 s, a generous multiple of it, so
-#    that a loaded machine does not decide the result.
+#    that a loaded machine does not decide the result;
+#  - a NACK request lost on the way (debugfs fault injection) is resent:
+#    both ends of the connection end cleanly.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/board/lib.sh"
@@ -64,6 +66,47 @@ forget_test() {
 	else
 		not_ok "forgotten $who: ECONNRESET within 10 s # $(printf '%s' "$out" | tr '\n' ' ')"
 		dump_state
+	fi
+}
+
+# lost_nack: the next NACK request of each node is lost on the way
+# (debugfs drop_nacks); the timer resends it, so both ends of the connection end
+# cleanly, with no error in either record, instead of one giving up and
+# the other being reset by a probe.  Give-up plus probe take about 4 s;
+# the records are read after 8 s.
+lost_nack_test() {
+	local n r out
+	snap
+	# Whichever end closes first sends the request: lose one on each.
+	for n in node0 node1; do
+		on $n 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+			echo 1 >/sys/kernel/debug/eusrv_sor/drop_nacks' >/dev/null 2>&1
+	done
+	if ! out=$(on node1 "${run}$prog integrity node0 7600 100000" 2>&1); then
+		not_ok "$libc: lost NACK: the echo # $out"
+		return
+	fi
+	sleep 8
+	r=ok
+	for n in node0 node1; do
+		out=$(on $n eusrvctl conns --closed 2>&1 | awk -v base="$(
+			printf '%s\n' "$([ $n = node0 ] && echo "$s0" || echo "$s1")" |
+				sed -n 's/^conns_opened=//p')" '
+			/:7600 / { s = $0; sub(/.*serial=/, "", s); sub(/ .*/, "", s)
+				if (s + 0 > base + 0) print }')
+		diag "$n: $out"
+		if [ "$(printf '%s\n' "$out" | grep -c '^closed ')" != 1 ] ||
+			printf '%s\n' "$out" | grep -q 'error='; then
+			r=bad
+		fi
+	done
+	for n in node0 node1; do
+		on $n 'echo 0 >/sys/kernel/debug/eusrv_sor/drop_nacks' >/dev/null 2>&1
+	done
+	if [ $r = ok ] && deltas nack_resends && [ "$d_nack_resends" -ge 1 ]; then
+		ok "$libc: a lost NACK is resent: both ends closed cleanly ($d_nack_resends resent)"
+	else
+		not_ok "$libc: a lost NACK is resent: both ends closed cleanly # resends ${d_nack_resends:-?}"
 	fi
 }
 
@@ -118,6 +161,7 @@ for libc in "${paths[@]}"; do
 	else
 		not_ok "$libc: probes and RSTs counted # probes_sent=$c resets_sent=$a resets_rcvd=$b"
 	fi
+	lost_nack_test
 	board stop >/dev/null 2>&1
 done
 tap_done
