@@ -5,6 +5,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/file.h>
 #include <linux/gfp.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
@@ -61,6 +62,8 @@ static void sor_conn_release(struct kref *ref)
 	struct sor_conn *c = container_of(ref, struct sor_conn, ref);
 
 	sor_conn_free_rings(c);
+	if (c->bound)
+		fput(c->bound);
 	kfree(c);
 }
 
@@ -404,6 +407,8 @@ static void sor_conn_work(struct work_struct *w)
 		sor_data_xfer(c);
 	if (todo & BIT(SOR_DO_FIN))
 		sor_data_fin(c);
+	if (todo & BIT(SOR_DO_DUMMY))
+		sor_setup_dummy(c);
 	if (todo & BIT(SOR_DO_RETIRE))
 		sor_conn_try_retire(c);
 	sor_conn_put(c);	/* the queued work's reference */

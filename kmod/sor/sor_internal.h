@@ -68,6 +68,7 @@ enum sor_todo {
 	SOR_DO_REPLY,		/* answer the peer's NACK request */
 	SOR_DO_TIMER,		/* the timer fired */
 	SOR_DO_NOTIFY,		/* a message the mailbox had no room for */
+	SOR_DO_DUMMY,		/* established: connect the dummy */
 	SOR_DO_RETIRE,		/* check whether it can go */
 };
 
@@ -160,8 +161,13 @@ struct sor_conn {
 	/* Server set-up (sor_setup.c). */
 	struct list_head accept_link;	/* on sor_accepting until claimed */
 	struct socket *dummy;
-	struct net *net;
+	struct net *net;		/* the listener's */
+	__be32 dummy_addr;		/* where the dummy connects (0: loopback) */
+	bool dummy_gone;		/* claimed or retired: no dummy any more */
 	u16 dummy_port;
+
+	/* Client: the program's socket, keeping the local port taken. */
+	struct file *bound;
 	unsigned long born;		/* jiffies */
 
 	u64 bytes_sent;
@@ -293,6 +299,7 @@ int sor_setup_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
 void sor_setup_ctl_gone(struct sor_ctl *ctl);
 void sor_setup_timer(struct sor_conn *c);
 void sor_setup_drop_dummy(struct sor_conn *c);
+void sor_setup_dummy(struct sor_conn *c);
 int sor_setup_init(void);
 void sor_setup_exit(void);
 

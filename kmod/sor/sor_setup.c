@@ -14,8 +14,11 @@
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
-#include <net/net_namespace.h>
+#include <net/addrconf.h>
 #include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/route.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
@@ -97,11 +100,46 @@ static struct sor_listener *sor_ctl_listener(struct sor_ctl *ctl, u16 port)
 	return NULL;
 }
 
-/* The listening TCP socket FD on PORT, referenced; or an error. */
-static struct sock *sor_listen_sock(int fd, u16 port)
+/*
+ * Whether SK, bound to IPv4 address *ADDR (0: any), takes connections
+ * from board peers: in the board's network namespace, not bound to
+ * loopback, and an IPv6 socket only if it takes IPv4 too.
+ */
+static bool sor_listen_reachable(struct sock *sk, __be32 *addr)
+{
+	struct net *net = sock_net(sk);
+
+	if (!net_eq(net, &init_net))
+		return false;
+	*addr = inet_sk(sk)->inet_rcv_saddr;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		const struct in6_addr *a6 = &sk->sk_v6_rcv_saddr;
+
+		if (ipv6_only_sock(sk))
+			return false;
+		if (ipv6_addr_any(a6)) {
+			*addr = 0;
+			return true;
+		}
+		if (!ipv6_addr_v4mapped(a6))
+			return false;
+		*addr = a6->s6_addr32[3];
+	}
+#endif
+	return !*addr || (!ipv4_is_loopback(*addr) &&
+			  inet_addr_type(net, *addr) == RTN_LOCAL);
+}
+
+/*
+ * The caller's TCP socket FD listening on PORT at ADDR where peers reach
+ * it, referenced; or an error.
+ */
+static struct sock *sor_listen_sock(int fd, u16 port, __be32 addr)
 {
 	struct socket *sock;
 	struct sock *sk;
+	__be32 bound;
 	int err;
 
 	sock = sockfd_lookup(fd, &err);
@@ -113,6 +151,10 @@ static struct sock *sor_listen_sock(int fd, u16 port)
 	if (sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP ||
 	    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6) ||
 	    sk->sk_state != TCP_LISTEN || inet_sk(sk)->inet_num != port)
+		err = -EINVAL;
+	else if (!sor_listen_reachable(sk, &bound))
+		err = -EADDRNOTAVAIL;
+	else if (bound != addr)
 		err = -EINVAL;
 	else
 		sock_hold(sk);
@@ -180,7 +222,7 @@ int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
 	if (!rq->port || rq->flags ||
 	    !sor_shift_valid(rq->snd_shift) || !sor_shift_valid(rq->rcv_shift))
 		return -EINVAL;
-	sk = sor_listen_sock(rq->fd, rq->port);
+	sk = sor_listen_sock(rq->fd, rq->port, (__force __be32)rq->addr);
 	if (IS_ERR(sk))
 		return PTR_ERR(sk);
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
@@ -251,17 +293,23 @@ static void sor_refuse(unsigned int node, unsigned int client_id, int reason)
 			  EUSRV_SOR_NO_ID);
 }
 
-/* The dummy: a kernel TCP socket connected to the listener. */
-static int sor_dummy_connect(struct sor_conn *c, struct net *net, __be32 addr)
+/*
+ * The dummy: a kernel TCP socket connected to the listener, made once the
+ * connection is established, so that the program's accept() returns only
+ * connections that ACCEPT can hand over at once.
+ */
+static int sor_dummy_connect(struct sor_conn *c)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET };
+	__be32 addr = c->dummy_addr;
 	struct socket *sock;
 	unsigned long flags;
+	bool gone;
 	int ret;
 
 	if (!addr)
 		addr = htonl(INADDR_LOOPBACK);
-	ret = sock_create_kern(net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
+	ret = sock_create_kern(c->net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
 	if (ret)
 		return ret;
 	sock->sk->sk_sndtimeo = msecs_to_jiffies(SOR_DUMMY_TIMEOUT_MS);
@@ -277,21 +325,50 @@ static int sor_dummy_connect(struct sor_conn *c, struct net *net, __be32 addr)
 	}
 	/* Findable by ACCEPT before the listener can see it. */
 	spin_lock_irqsave(&sor_accept_lock, flags);
-	c->dummy = sock;
-	c->net = get_net(net);
-	c->dummy_port = ntohs(sin.sin_port);
-	list_add_tail(&c->accept_link, &sor_accepting);
+	gone = c->dummy_gone;
+	if (!gone) {
+		c->dummy = sock;
+		c->dummy_port = ntohs(sin.sin_port);
+		list_add_tail(&c->accept_link, &sor_accepting);
+	}
 	spin_unlock_irqrestore(&sor_accept_lock, flags);
+	if (gone) {
+		sock_release(sock);
+		return 0;
+	}
 
 	sin.sin_addr.s_addr = addr;
 	sin.sin_port = htons(c->lport);
 	/*
-	 * Not waiting for the handshake: the client may go on at once (its
-	 * data waits in our ring until the program accepts), and a dummy
-	 * that never completes is an unclaimed connection (SOR_UNCLAIMED_MS).
+	 * Not waiting for the handshake; a dummy that never completes is an
+	 * unclaimed connection (SOR_UNCLAIMED_MS).
 	 */
 	ret = kernel_connect(sock, (struct sockaddr *)&sin, sizeof(sin), O_NONBLOCK);
 	return ret == -EINPROGRESS ? 0 : ret;
+}
+
+/* Work item: the connection is established; let the listener see it. */
+void sor_setup_dummy(struct sor_conn *c)
+{
+	unsigned long flags;
+	int ret;
+
+	spin_lock_irqsave(&c->lock, flags);
+	ret = c->released || !sor_st_open(c->state) ? -ECONNABORTED : 0;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (!ret)
+		ret = sor_dummy_connect(c);
+	if (!ret || ret == -ECONNABORTED)
+		return;
+	pr_debug_ratelimited("conn %u: dummy connect to port %u failed: error %d\n",
+			     c->id, c->lport, ret);
+	spin_lock_irqsave(&c->lock, flags);
+	if (!c->released) {
+		c->released = true;
+		sor_nack_start_locked(c, ECONNABORTED);
+		sor_conn_kick_locked(c, SOR_DO_RETIRE);
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
 }
 
 static int sor_setup_send(unsigned int node, u64 msg)
@@ -325,12 +402,10 @@ static void sor_setup_serve(struct work_struct *w)
 	c->snd_shift = sc;
 	c->rcv_shift = cs;
 
+	c->net = get_net(r->net);
+	c->dummy_addr = r->addr;
 	why = ENOMEM;
 	ret = sor_conn_alloc_rings(c);
-	if (!ret) {
-		why = ECONNREFUSED;
-		ret = sor_dummy_connect(c, r->net, r->addr);
-	}
 	if (!ret) {
 		frame = sor_conn_ring_phys(c->rcv_blk);
 		ret = sor_setup_send(node, eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc));
@@ -463,6 +538,7 @@ void sor_rx_connrpl(struct sor_conn *c, unsigned int src, u64 msg)
 			sor_count_opened_locked(c);
 			/* Until ACCEPT claims it. */
 			sor_conn_arm_locked(c, SOR_UNCLAIMED_MS);
+			sor_conn_kick_locked(c, SOR_DO_DUMMY);
 		}
 		wake_up_all(&c->wq);
 	} else {
@@ -513,6 +589,7 @@ void sor_setup_drop_dummy(struct sor_conn *c)
 	net = c->net;
 	c->dummy = NULL;
 	c->net = NULL;
+	c->dummy_gone = true;
 	spin_unlock_irqrestore(&sor_accept_lock, flags);
 	if (sock)
 		sock_release(sock);
@@ -522,13 +599,25 @@ void sor_setup_drop_dummy(struct sor_conn *c)
 
 /* ---- ACCEPT --------------------------------------------------------------- */
 
-static struct sor_conn *sor_accept_find(u16 lport, u16 dummy_port)
+/*
+ * The connection whose dummy is the peer of the caller's accepted TCP
+ * socket SK, taken off the accepting list; NULL if SK's peer is no dummy.
+ */
+static struct sor_conn *sor_accept_claim(struct sock *sk)
 {
+	const struct inet_sock *inet = inet_sk(sk);
 	struct sor_conn *c, *found = NULL;
+	const struct inet_sock *d;
 
 	spin_lock_irq(&sor_accept_lock);
 	list_for_each_entry(c, &sor_accepting, accept_link) {
-		if (c->lport == lport && c->dummy_port == dummy_port) {
+		d = inet_sk(c->dummy->sk);
+		if (net_eq(c->net, sock_net(sk)) &&
+		    d->inet_sport == inet->inet_dport &&
+		    d->inet_dport == inet->inet_sport &&
+		    d->inet_saddr == inet->inet_daddr &&
+		    d->inet_daddr == inet->inet_rcv_saddr) {
+			list_del_init(&c->accept_link);
 			kref_get(&c->ref);
 			found = c;
 			break;
@@ -538,47 +627,41 @@ static struct sor_conn *sor_accept_find(u16 lport, u16 dummy_port)
 	return found;
 }
 
-static bool sor_accept_settled(struct sor_conn *c)
+/* The connection of accepted socket FD, claimed; or an error. */
+static struct sor_conn *sor_accept_find(int fd)
 {
-	return READ_ONCE(c->state) != EUSRV_SOR_ST_ACCEPTING;
+	struct sor_conn *c = NULL;
+	struct socket *sock;
+	struct sock *sk;
+	int err;
+
+	sock = sockfd_lookup(fd, &err);
+	if (!sock)
+		return ERR_PTR(err);
+	sk = sock->sk;
+	lock_sock(sk);
+	/* An IPv6 socket's peer is the dummy's IPv4 address, mapped. */
+	if (sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_TCP &&
+	    (sk->sk_family == AF_INET || sk->sk_family == AF_INET6) &&
+	    sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE)
+		c = sor_accept_claim(sk);
+	release_sock(sk);
+	sockfd_put(sock);
+	return c ? c : ERR_PTR(-ENOENT);
 }
 
 int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 {
 	struct sor_conn *c;
-	bool mine, claimed;
 	unsigned long flags;
-	long left;
 	int ret;
 
-	if (!rq->lport || rq->reserved ||
-	    (rq->flags & ~(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC)) ||
-	    rq->timeout_ms > SOR_MAX_TIMEOUT_MS)
+	if (rq->reserved0 || rq->reserved1 ||
+	    (rq->flags & ~(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC)))
 		return -EINVAL;
-	mutex_lock(&ctl->mutex);
-	mine = sor_ctl_listener(ctl, rq->lport);
-	mutex_unlock(&ctl->mutex);
-	if (!mine)
-		return -ENOENT;
-	c = sor_accept_find(rq->lport, rq->peer_port);
-	if (!c)
-		return -ENOENT;		/* a genuine local TCP client */
-
-	left = wait_event_interruptible_timeout(c->wq, sor_accept_settled(c),
-						sor_timeout(rq->timeout_ms));
-	if (left <= 0) {
-		sor_conn_put(c);
-		/* Nothing claimed yet: the same ACCEPT may simply run again. */
-		return left ? -ERESTARTSYS : -ETIMEDOUT;
-	}
-	spin_lock_irqsave(&sor_accept_lock, flags);
-	claimed = !list_empty(&c->accept_link);
-	list_del_init(&c->accept_link);
-	spin_unlock_irqrestore(&sor_accept_lock, flags);
-	if (!claimed) {
-		sor_conn_put(c);
-		return -ENOENT;		/* another ACCEPT took it */
-	}
+	c = sor_accept_find(rq->fd);
+	if (IS_ERR(c))
+		return PTR_ERR(c);	/* ENOENT: a genuine local TCP client */
 	sor_setup_drop_dummy(c);
 
 	spin_lock_irqsave(&c->lock, flags);
@@ -645,16 +728,47 @@ static int sor_connect_fail(struct sor_conn *c, int err)
 	return -err;
 }
 
+/*
+ * The caller's TCP socket FD, bound and not connected, in the board's
+ * network namespace: its file, referenced, and its local port in *PORT.
+ */
+static struct file *sor_connect_sock(int fd, u16 *port)
+{
+	struct socket *sock;
+	struct file *file;
+	struct sock *sk;
+	int err;
+
+	sock = sockfd_lookup(fd, &err);
+	if (!sock)
+		return ERR_PTR(err);
+	sk = sock->sk;
+	lock_sock(sk);
+	*port = inet_sk(sk)->inet_num;
+	if (sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP ||
+	    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6) ||
+	    sk->sk_state != TCP_CLOSE || !*port)
+		err = -EINVAL;
+	else if (!net_eq(sock_net(sk), &init_net))
+		err = -ENETUNREACH;
+	release_sock(sk);
+	file = err ? ERR_PTR(err) : get_file(sock->file);
+	sockfd_put(sock);
+	return file;
+}
+
 int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 {
 	unsigned long deadline;
 	unsigned long flags;
 	struct sor_conn *c;
+	struct file *bound;
+	u16 sport;
 	long left;
 	int ret;
 
-	if (rq->node >= EUSRV_MAX_NODES || !rq->port || !rq->sport ||
-	    rq->reserved0 || rq->reserved1 ||
+	if (rq->node >= EUSRV_MAX_NODES || !rq->port ||
+	    rq->reserved0 || rq->reserved2 ||
 	    (rq->flags & ~(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC)) ||
 	    !sor_shift_valid(rq->snd_shift) || !sor_shift_valid(rq->rcv_shift) ||
 	    rq->timeout_ms > SOR_MAX_TIMEOUT_MS)
@@ -662,17 +776,24 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	if (rq->node >= eusrv_mbox_nodes() || !(sor_ka_nodes_up() & BIT_ULL(rq->node)))
 		return -EHOSTUNREACH;
 	deadline = jiffies + sor_timeout(rq->timeout_ms);
+	bound = sor_connect_sock(rq->fd, &sport);
+	if (IS_ERR(bound))
+		return PTR_ERR(bound);
 
 	c = sor_conn_new(rq->node, true);
-	if (IS_ERR(c))
+	if (IS_ERR(c)) {
+		fput(bound);
 		return PTR_ERR(c) == -ENOBUFS ? -ENOMEM : PTR_ERR(c);
+	}
 	kref_get(&c->ref);	/* ours, besides the table's */
-	c->lport = rq->sport;
+	/* The port stays the socket's until the connection has gone. */
+	c->bound = bound;
+	c->lport = sport;
 	c->rport = rq->port;
 	c->snd_shift = sor_shift_or_default(rq->snd_shift);
 	c->rcv_shift = sor_shift_or_default(rq->rcv_shift);
 
-	ret = sor_setup_send(rq->node, eusrv_sor_msg_connrq(c->id, rq->port, rq->sport,
+	ret = sor_setup_send(rq->node, eusrv_sor_msg_connrq(c->id, rq->port, sport,
 							    c->snd_shift,
 							    c->rcv_shift));
 	if (ret) {

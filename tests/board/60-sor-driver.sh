@@ -4,7 +4,9 @@
 # plain TCP listener on node1, CONNECT from node0, ACCEPT matching the dummy
 # connection, data of 1 B .. 5 MB both ways through the mapped rings and
 # read()/write() (checked, wrapping the rings), poll, EOF, a refused
-# CONNECT, malformed ioctls and a hostile ring tail, then node1 frozen and
+# CONNECT, who may LISTEN and ACCEPT (reachable listeners only, only the
+# accepted end of a dummy claims it, not from another network namespace),
+# malformed ioctls and a hostile ring tail, then node1 frozen and
 # later killed under a blocked WAIT (ECONNRESET within 3 s each time; after
 # the thaw node1 has reset its side too) and the module unloaded and
 # reloaded on node0.
@@ -54,6 +56,7 @@ report() {
 
 run_report "node0 badioctl" node0 badioctl
 run_report "node0 refused" node0 refused 1 $PORT
+run_report "node0 guard" node0 guard 1 $((PORT + 7))
 
 # The server on node1 stays up (holding later connections) until killed.
 on node1 "$prog server $PORT >/tmp/sor-server.out 2>&1 &" >/dev/null

@@ -528,7 +528,7 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	memset(&rq, 0, sizeof(rq));
 	rq.node = (uint32_t)node;
 	rq.port = ntohs(dst.sin_port);
-	rq.sport = ntohs(me.sin_port);
+	rq.fd = fd;	/* the driver takes the local port from it */
 	aux = sor_fd_aux(fd);
 	rq.snd_shift = (uint8_t)SOR_AUX_SND_SHIFT(aux);
 	rq.rcv_shift = (uint8_t)SOR_AUX_RCV_SHIFT(aux);
@@ -654,8 +654,7 @@ int sor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 		    !is_local(st, sin.sin_addr.s_addr))
 			goto plain;
 		memset(&rq, 0, sizeof(rq));
-		rq.lport = (uint16_t)SOR_AUX_PORT(aux);
-		rq.peer_port = ntohs(sin.sin_port);
+		rq.fd = nfd;	/* only its holder may claim the dummy */
 		if (flags & SOCK_NONBLOCK)
 			rq.flags |= EUSRV_SOR_F_NONBLOCK;
 		if (flags & SOCK_CLOEXEC)

@@ -23,7 +23,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -257,7 +259,7 @@ static int do_server(int port)
 {
 	struct eusrv_sor_listen l = { .port = (uint16_t)port };
 	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct eusrv_sor_accept a = { .lport = (uint16_t)port };
+	struct eusrv_sor_accept a = { .fd = -1 };
 	socklen_t sl = sizeof(sin);
 	int ctl = ctl_open(), ls, s, one = 1;
 	struct conn c = {};
@@ -284,11 +286,13 @@ static int do_server(int port)
 		perror("accept");
 		return 2;
 	}
-	a.peer_port = ntohs(sin.sin_port);
-	a.lport = (uint16_t)port + 1;
+	a.fd = ctl;
+	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), ENOTSOCK,
+		   "ACCEPT of no socket: ENOTSOCK");
+	a.fd = ls;
 	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), ENOENT,
-		   "ACCEPT on a port not listened: ENOENT");
-	a.lport = (uint16_t)port;
+		   "ACCEPT of the listening socket: ENOENT");
+	a.fd = s;
 	c.fd = ioctl(ctl, EUSRV_SOR_ACCEPT, &a);
 	result(c.fd >= 0, "ACCEPT matches the dummy connection", strerror(errno));
 	if (c.fd < 0)
@@ -307,7 +311,7 @@ static int do_server(int port)
 		s = accept(ls, (void *)&sin, &sl);
 		if (s < 0)
 			break;
-		a.peer_port = ntohs(sin.sin_port);
+		a.fd = s;
 		c.fd = ioctl(ctl, EUSRV_SOR_ACCEPT, &a);
 		printf("accepted fd %d\n", c.fd);
 		fflush(stdout);
@@ -317,14 +321,44 @@ static int do_server(int port)
 	return failures ? 1 : 0;
 }
 
+/* The local port of the socket of the last connect_to(). */
+static uint16_t last_sport;
+
+/* A TCP socket bound to PORT (0: any) on ADDR, or -1. */
+static int bound_socket(uint32_t addr, uint16_t port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sin);
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+
+	sin.sin_addr.s_addr = addr;
+	sin.sin_port = htons(port);
+	if (s < 0 || bind(s, (void *)&sin, sizeof(sin)) ||
+	    getsockname(s, (void *)&sin, &sl)) {
+		if (s >= 0)
+			close(s);
+		return -1;
+	}
+	last_sport = ntohs(sin.sin_port);
+	return s;
+}
+
+/* CONNECT from a bound socket of our own, closed after (the driver holds it). */
 static int connect_to(int ctl, int node, int port, uint32_t flags)
 {
 	struct eusrv_sor_connect rq = {
-		.node = (uint32_t)node, .port = (uint16_t)port,
-		.sport = (uint16_t)(40000 + getpid() % 20000), .flags = flags,
+		.node = (uint32_t)node, .port = (uint16_t)port, .flags = flags,
 	};
+	int r, e;
 
-	return ioctl(ctl, EUSRV_SOR_CONNECT, &rq);
+	rq.fd = bound_socket(INADDR_ANY, 0);
+	if (rq.fd < 0)
+		return -1;
+	r = ioctl(ctl, EUSRV_SOR_CONNECT, &rq);
+	e = errno;
+	close(rq.fd);
+	errno = e;
+	return r;
 }
 
 static void hostile(struct conn *c)
@@ -379,6 +413,13 @@ static int do_client(int node, int port)
 	}
 	printf("connect time %.0f us\n", (now() - t0) * 1e6);
 	result(conn_map(&c) == 0, "client mmap", strerror(errno));
+	result(c.in.lport == last_sport, "CONNECT: the local port is the socket's",
+	       "lport");
+	e = bound_socket(INADDR_ANY, last_sport);
+	result(e < 0 && errno == EADDRINUSE,
+	       "the port stays taken while the connection lives", strerror(errno));
+	if (e >= 0)
+		close(e);
 	result(c.in.state == EUSRV_SOR_ST_ESTABLISHED &&
 	       c.in.snd_size == 1U << EUSRV_SOR_RING_DEF_SHIFT &&
 	       c.in.rcv_size == 1U << EUSRV_SOR_RING_DEF_SHIFT,
@@ -440,9 +481,9 @@ static int do_refused(int node, int port)
 
 static int do_badioctl(void)
 {
-	struct eusrv_sor_connect rq = { .node = 0, .port = 1, .sport = 1, .reserved1 = 1 };
+	struct eusrv_sor_connect rq = { .node = 0, .port = 1, .reserved2 = 1 };
 	struct eusrv_sor_listen l = { .port = 0 };
-	struct eusrv_sor_accept a = { .lport = 5, .peer_port = 6 };
+	struct eusrv_sor_accept a = { .fd = 0 };
 	struct eusrv_sor_note n = { .reason = 99 };
 	struct eusrv_sor_list li = { .count = 5, .conns = 0 };
 	struct eusrv_sor_stats st;
@@ -458,10 +499,19 @@ static int do_badioctl(void)
 	l.flags = 0;
 	expect_err(ioctl(ctl, EUSRV_SOR_UNLISTEN, &l), ENOENT, "UNLISTEN unknown: ENOENT");
 	expect_err(ioctl(ctl, EUSRV_SOR_CONNECT, &rq), EINVAL, "CONNECT reserved: EINVAL");
-	rq.reserved1 = 0;
+	rq.reserved2 = 0;
 	rq.timeout_ms = 70000;
 	expect_err(ioctl(ctl, EUSRV_SOR_CONNECT, &rq), EINVAL, "CONNECT timeout: EINVAL");
-	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), ENOENT, "ACCEPT unlistened: ENOENT");
+	rq.timeout_ms = 0;
+	rq.fd = ctl;
+	expect_err(ioctl(ctl, EUSRV_SOR_CONNECT, &rq), ENOTSOCK,
+		   "CONNECT from no socket: ENOTSOCK");
+	rq.fd = socket(AF_INET, SOCK_STREAM, 0);
+	expect_err(ioctl(ctl, EUSRV_SOR_CONNECT, &rq), EINVAL,
+		   "CONNECT from an unbound socket: EINVAL");
+	close(rq.fd);
+	a.fd = ctl;
+	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), ENOTSOCK, "ACCEPT of no socket: ENOTSOCK");
 	a.flags = 0x100;
 	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), EINVAL, "ACCEPT flags: EINVAL");
 	expect_err(ioctl(ctl, EUSRV_SOR_NOTE, &n), EINVAL, "NOTE bad reason: EINVAL");
@@ -511,6 +561,108 @@ static int do_hold(int node, int port)
 	return err == ECONNRESET ? 0 : 1;
 }
 
+/* A TCP socket of FAMILY listening on PORT at ADDR (IPv4, 0: any), or -1. */
+static int listening(int family, uint32_t addr, uint16_t port, int v6only)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int s = socket(family, SOCK_STREAM, 0), one = 1, r;
+
+	if (s < 0)
+		return -1;
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	s4.sin_addr.s_addr = addr;
+	if (family == AF_INET6) {
+		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
+		r = bind(s, (void *)&s6, sizeof(s6));
+	} else {
+		r = bind(s, (void *)&s4, sizeof(s4));
+	}
+	if (r || listen(s, 4)) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
+static int listen_reg(int ctl, int fd, uint32_t addr, uint16_t port)
+{
+	struct eusrv_sor_listen l = { .addr = addr, .port = port, .fd = fd };
+
+	return ioctl(ctl, EUSRV_SOR_LISTEN, &l);
+}
+
+/* In a network namespace of its own: LISTEN and CONNECT refused. */
+static int guard_netns(int ctl, int node, uint16_t port)
+{
+	struct eusrv_sor_connect rq = { .node = (uint32_t)node, .port = port };
+	int ls;
+
+	if (unshare(CLONE_NEWNET)) {
+		result(0, "another network namespace", strerror(errno));
+		return 1;
+	}
+	ls = listening(AF_INET, INADDR_ANY, port, 0);
+	expect_err(listen_reg(ctl, ls, 0, port), EADDRNOTAVAIL,
+		   "LISTEN from another network namespace: EADDRNOTAVAIL");
+	rq.fd = bound_socket(INADDR_ANY, 0);
+	expect_err(ioctl(ctl, EUSRV_SOR_CONNECT, &rq), ENETUNREACH,
+		   "CONNECT from another network namespace: ENETUNREACH");
+	return failures ? 1 : 0;
+}
+
+/*
+ * Who may register and claim what: listeners peers cannot reach are
+ * refused, and only the accepted end of a dummy claims it.
+ */
+static int do_guard(int node, int port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct eusrv_sor_accept a = { .fd = -1 };
+	uint16_t p = (uint16_t)port;
+	int ctl = ctl_open(), ls, cs, as, st;
+	pid_t pid;
+
+	ls = listening(AF_INET, htonl(INADDR_LOOPBACK), p, 0);
+	expect_err(listen_reg(ctl, ls, htonl(INADDR_LOOPBACK), p), EADDRNOTAVAIL,
+		   "LISTEN on 127.0.0.1: EADDRNOTAVAIL");
+	close(ls);
+	ls = listening(AF_INET6, 0, p, 1);
+	expect_err(listen_reg(ctl, ls, 0, p), EADDRNOTAVAIL,
+		   "LISTEN on an IPv6-only socket: EADDRNOTAVAIL");
+	close(ls);
+	ls = listening(AF_INET, INADDR_ANY, p, 0);
+	expect_err(listen_reg(ctl, ls, htonl(INADDR_LOOPBACK), p), EINVAL,
+		   "LISTEN naming another address than the socket's: EINVAL");
+	result(listen_reg(ctl, ls, 0, p) == 0, "LISTEN on the wildcard",
+	       strerror(errno));
+
+	/* A local client's connection is no dummy, from either end. */
+	cs = socket(AF_INET, SOCK_STREAM, 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(p);
+	as = -1;
+	if (cs >= 0 && !connect(cs, (void *)&sin, sizeof(sin)))
+		as = accept(ls, NULL, NULL);
+	a.fd = as;
+	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), ENOENT,
+		   "ACCEPT of a local client's connection: ENOENT");
+	a.fd = cs;
+	expect_err(ioctl(ctl, EUSRV_SOR_ACCEPT, &a), ENOENT,
+		   "ACCEPT of the client end of a local connection: ENOENT");
+	close(as);
+	close(cs);
+	close(ls);
+
+	pid = fork();
+	if (pid == 0)
+		_exit(guard_netns(ctl, node, p));
+	result(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	       WEXITSTATUS(st) == 0, "network namespace checks", "see above");
+	close(ctl);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "server"))
@@ -521,9 +673,11 @@ int main(int argc, char **argv)
 		return do_refused(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "hold"))
 		return do_hold(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "guard"))
+		return do_guard(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 2 && !strcmp(argv[1], "badioctl"))
 		return do_badioctl();
-	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT | badioctl\n",
+	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT |\n  guard NODE PORT | badioctl\n",
 		argv[0]);
 	return 2;
 }

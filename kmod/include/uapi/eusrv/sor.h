@@ -147,9 +147,13 @@ enum eusrv_sor_state {
 #define EUSRV_SOR_F_CLOEXEC		_BITUL(1)	/* O_CLOEXEC on the new fd */
 
 /*
- * LISTEN: user space listens on PORT (bound to ADDR, IPv4 in network
- * order, 0 for any) with the TCP socket FD and will match accepted
- * connections with ACCEPT.  Without a registration on the port, a peer's
+ * LISTEN: user space listens on PORT with the TCP socket FD and will match
+ * accepted connections with ACCEPT.  FD must be a socket of the caller's,
+ * listening on PORT in the board's network namespace (the initial one) on
+ * an address that a board peer can reach: the wildcard, or a local address
+ * that is not loopback; an IPv6 socket only if it takes IPv4 (not
+ * IPV6_V6ONLY).  ADDR is its IPv4 address in network order (0 for any) and
+ * must be the socket's.  Without a registration on the port, a peer's
  * ConnRQ is refused with ECONNREFUSED and the peer falls back to TCP.  The
  * registration belongs to this control file; UNLISTEN or closing the file
  * drops it, and it stops counting as soon as FD's socket stops listening
@@ -166,41 +170,43 @@ struct eusrv_sor_listen {
 };
 
 /*
- * CONNECT: a connection to PORT on board node NODE; the driver's local port
- * is SPORT (user space binds the socket first so that the port is its own).
- * Blocks until the connection is established or fails (at most
- * timeout_ms, 0 = 2000): returns the new connection file's descriptor, or
- * -1 with ECONNREFUSED (no listener registered there, or the dummy connect
- * was refused), ETIMEDOUT, EHOSTUNREACH (node absent), ENOMEM, EINTR.
- * Any failure means "use TCP instead"; the reason goes to NOTE.
+ * CONNECT: a connection to PORT on board node NODE from the caller's TCP
+ * socket FD, which must be bound (its local port is the connection's, and
+ * stays taken until the connection has ended), not connected, and in the
+ * board's network namespace.  Blocks until the connection is established
+ * or fails (at most timeout_ms, 0 = 2000): returns the new connection
+ * file's descriptor, or -1 with ECONNREFUSED (no listener registered
+ * there, or the dummy connect was refused), ETIMEDOUT, EHOSTUNREACH (node
+ * absent), ENOMEM (ring memory, or the caller's locked-memory limit),
+ * EINTR.  Any failure means "use TCP instead"; the reason goes to NOTE.
  */
 struct eusrv_sor_connect {
 	__u32 node;
 	__u16 port;
-	__u16 sport;
+	__u16 reserved2;
 	__u8 snd_shift;		/* 0 = default */
 	__u8 rcv_shift;
 	__u16 reserved0;
 	__u32 flags;		/* EUSRV_SOR_F_* */
 	__u32 timeout_ms;	/* 0 = 2000, at most 60000 */
-	__u32 reserved1;
+	__s32 fd;		/* the caller's bound TCP socket */
 };
 
 /*
- * ACCEPT: the listener on LPORT accepted a TCP connection from a local
- * address whose port is PEER_PORT.  If that is one of the driver's dummy
- * connections, waits for its set-up to finish and returns the connection
- * file's descriptor; if it is not, fails with ENOENT (a genuine local TCP
- * client: keep the socket).  A dummy whose set-up failed gives the failure
- * (ECONNABORTED...); user space then closes the accepted socket and
- * accepts again.
+ * ACCEPT: FD is a TCP socket that the caller's listener accepted.  If its
+ * peer is one of the driver's dummy connections (made only once the RDMA
+ * connection is established, so ACCEPT never waits), returns the
+ * connection file's descriptor; if it is not, fails with ENOENT (a genuine
+ * local TCP client: keep the socket).  Only the holder of the accepted end
+ * of a dummy can claim it.  A dummy whose connection failed meanwhile
+ * gives the failure (ECONNABORTED, ECONNRESET...); user space then closes
+ * the accepted socket and accepts again.
  */
 struct eusrv_sor_accept {
-	__u16 lport;
-	__u16 peer_port;
+	__s32 fd;		/* the accepted TCP socket */
 	__u32 flags;		/* EUSRV_SOR_F_* */
-	__u32 timeout_ms;	/* 0 = 2000 */
-	__u32 reserved;
+	__u32 reserved0;
+	__u32 reserved1;
 };
 
 /*
