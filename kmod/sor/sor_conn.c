@@ -62,6 +62,7 @@ static void sor_conn_release(struct kref *ref)
 	struct sor_conn *c = container_of(ref, struct sor_conn, ref);
 
 	sor_conn_free_rings(c);
+	sor_uncharge(&c->charge);
 	if (c->bound)
 		fput(c->bound);
 	kfree(c);

@@ -72,6 +72,25 @@ enum sor_todo {
 	SOR_DO_RETIRE,		/* check whether it can go */
 };
 
+/* Whom ring memory is charged to, and up to how many pages (sor_charge.c). */
+struct sor_owner {
+	struct user_struct *user;
+	unsigned long limit;		/* pages, or RLIM_INFINITY */
+};
+
+/* A charge held: PAGES on USER's locked_vm. */
+struct sor_charge {
+	struct user_struct *user;
+	unsigned long pages;
+};
+
+void sor_charge_owner(struct sor_owner *o);
+void sor_charge_owner_put(struct sor_owner *o);
+unsigned long sor_charge_pages(u32 snd, u32 rcv);
+int sor_charge(struct sor_charge *ch, const struct sor_owner *o,
+	       unsigned long pages);
+void sor_uncharge(struct sor_charge *ch);
+
 struct sor_conn {
 	struct kref ref;
 	spinlock_t lock;		/* the fields below; taken in IRQ */
@@ -168,6 +187,7 @@ struct sor_conn {
 
 	/* Client: the program's socket, keeping the local port taken. */
 	struct file *bound;
+	struct sor_charge charge;	/* the rings, on the owner's locked_vm */
 	unsigned long born;		/* jiffies */
 
 	u64 bytes_sent;

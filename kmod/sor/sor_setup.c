@@ -39,6 +39,7 @@ struct sor_listener {
 	struct sor_ctl *ctl;
 	struct net *net;
 	struct sock *sk;		/* the program's listening socket */
+	struct sor_owner owner;		/* its connections' rings are charged to */
 	__be32 addr;
 	u16 port;
 	u8 snd_shift;
@@ -59,6 +60,7 @@ struct sor_request {
 	unsigned int client_id;
 	struct eusrv_sor_connrq rq;
 	struct net *net;
+	struct sor_owner owner;
 	__be32 addr;
 	u8 snd_shift;
 	u8 rcv_shift;
@@ -165,6 +167,7 @@ static struct sock *sor_listen_sock(int fd, u16 port, __be32 addr)
 
 static void sor_listener_free(struct sor_listener *l)
 {
+	sor_charge_owner_put(&l->owner);
 	sock_put(l->sk);
 	put_net(l->net);
 	kfree(l);
@@ -237,6 +240,7 @@ int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
 	l->snd_shift = rq->snd_shift;
 	l->rcv_shift = rq->rcv_shift;
 	l->net = get_net(sock_net(sk));
+	sor_charge_owner(&l->owner);
 
 	mutex_lock(&ctl->mutex);
 	old = sor_ctl_listener(ctl, rq->port);
@@ -404,8 +408,13 @@ static void sor_setup_serve(struct work_struct *w)
 
 	c->net = get_net(r->net);
 	c->dummy_addr = r->addr;
-	why = ENOMEM;
-	ret = sor_conn_alloc_rings(c);
+	why = EDQUOT;
+	ret = sor_charge(&c->charge, &r->owner,
+			 sor_charge_pages(1U << sc, 1U << cs));
+	if (!ret) {
+		why = ENOMEM;
+		ret = sor_conn_alloc_rings(c);
+	}
 	if (!ret) {
 		frame = sor_conn_ring_phys(c->rcv_blk);
 		ret = sor_setup_send(node, eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc));
@@ -429,6 +438,7 @@ static void sor_setup_serve(struct work_struct *w)
 	spin_unlock_irqrestore(&c->lock, flags);
 	sor_conn_put(c);	/* ours; the table keeps it */
 out:
+	sor_charge_owner_put(&r->owner);
 	put_net(r->net);
 	kfree(r);
 }
@@ -458,6 +468,8 @@ void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
 	}
 	if (found && r) {
 		r->net = get_net(found->net);
+		r->owner.user = get_uid(found->owner.user);
+		r->owner.limit = found->owner.limit;
 		r->addr = found->addr;
 		r->snd_shift = found->snd_shift;
 		r->rcv_shift = found->rcv_shift;
@@ -757,11 +769,24 @@ static struct file *sor_connect_sock(int fd, u16 *port)
 	return file;
 }
 
+/*
+ * A set-up wait ended with LEFT (0: timed out, < 0: a signal).  A signal
+ * restarts the whole CONNECT under SA_RESTART, as connect() itself would
+ * go on; this attempt is given up either way.
+ */
+static int sor_connect_gave_up(struct sor_conn *c, long left)
+{
+	int ret = sor_connect_fail(c, left ? EINTR : ETIMEDOUT);
+
+	return left ? -ERESTARTSYS : ret;
+}
+
 int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 {
 	unsigned long deadline;
 	unsigned long flags;
 	struct sor_conn *c;
+	struct sor_owner owner;
 	struct file *bound;
 	u16 sport;
 	long left;
@@ -811,17 +836,23 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	left = wait_event_interruptible_timeout(c->wq, sor_connect_answered(c),
 						max_t(long, 1, (long)(deadline - jiffies)));
 	if (left <= 0)
-		return sor_connect_fail(c, left ? EINTR : ETIMEDOUT);
+		return sor_connect_gave_up(c, left);
 	if (READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING)
 		return sor_connect_fail(c, ECONNREFUSED);
 
-	/* ACCEPT came: the sizes are known. */
+	/* ACCEPT came: the sizes are known, and charged to the caller. */
+	sor_charge_owner(&owner);
+	ret = sor_charge(&c->charge, &owner,
+			 sor_charge_pages(1U << c->snd_shift, 1U << c->rcv_shift));
+	sor_charge_owner_put(&owner);
+	if (ret)
+		return sor_connect_fail(c, EDQUOT);
 	if (sor_conn_alloc_rings(c))
 		return sor_connect_fail(c, ENOMEM);
 	left = wait_event_interruptible_timeout(c->wq, sor_connect_addressed(c),
 						max_t(long, 1, (long)(deadline - jiffies)));
 	if (left <= 0)
-		return sor_connect_fail(c, left ? EINTR : ETIMEDOUT);
+		return sor_connect_gave_up(c, left);
 
 	/* Established before our ADDR goes: the server may ask at once. */
 	spin_lock_irqsave(&c->lock, flags);

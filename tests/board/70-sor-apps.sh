@@ -110,6 +110,32 @@ if [ $driver = yes ]; then
 		esac
 	done
 
+	# Rings count against their user's locked-memory limit: with 32 KiB
+	# (a connection of 4 KiB rings takes 5 pages), one connection of
+	# nobody's goes over RDMA and the other two over TCP, each echo
+	# checked; the same for a server run by nobody, its clients root's.
+	asnobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	snap
+	out=$(on node1 "prlimit --memlock=32768 $asnobody ${run}$prog many node0 7700 3" 2>&1)
+	rc=$?
+	if deltas conns_opened && [ $rc -eq 0 ] && [ "$d1_conns_opened" -eq 1 ]; then
+		ok "client's RLIMIT_MEMLOCK 32 KiB: 1 of 3 connections over RDMA, the others over TCP, all echoed"
+	else
+		not_ok "client's RLIMIT_MEMLOCK 32 KiB: 1 of 3 connections over RDMA # exit $rc, node1 opened ${d1_conns_opened:-?}"
+		diag "$out"
+	fi
+	on node0 "prlimit --memlock=32768 $asnobody ${run}$prog serve-many 7710 >/dev/null 2>&1 &"
+	sleep 1
+	snap
+	out=$(on node1 "${run}$prog many node0 7710 3" 2>&1)
+	rc=$?
+	if deltas conns_opened && [ $rc -eq 0 ] && [ "$d0_conns_opened" -eq 1 ]; then
+		ok "server's RLIMIT_MEMLOCK 32 KiB: 1 of 3 clients over RDMA, the others over TCP, all echoed"
+	else
+		not_ok "server's RLIMIT_MEMLOCK 32 KiB: 1 of 3 clients over RDMA # exit $rc, node0 opened ${d0_conns_opened:-?}"
+		diag "$out"
+	fi
+
 	# A live connection is visible in eusrvctl conns on both nodes.
 	on node1 "(sleep 4 | ${run}nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
 	sleep 1.5

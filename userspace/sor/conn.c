@@ -357,6 +357,8 @@ static uint32_t reason_of(int err)
 	case ENOMEM:
 	case ENOBUFS:
 		return EUSRV_SOR_R_NO_MEMORY;
+	case EDQUOT:
+		return EUSRV_SOR_R_MEMLOCK;
 	default:
 		return EUSRV_SOR_R_OTHER;
 	}

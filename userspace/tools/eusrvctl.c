@@ -157,6 +157,7 @@ static const char *reason_name(uint32_t r)
 		[EUSRV_SOR_R_TIMEOUT] = "the peer did not answer",
 		[EUSRV_SOR_R_UNREACHABLE] = "node absent or down",
 		[EUSRV_SOR_R_NO_MEMORY] = "out of memory",
+		[EUSRV_SOR_R_MEMLOCK] = "over the locked-memory limit",
 		[EUSRV_SOR_R_NOT_IPV4] = "not IPv4",
 		[EUSRV_SOR_R_OPTIONS] = "socket options RDMA cannot honour",
 		[EUSRV_SOR_R_LOCAL] = "local TCP client",

@@ -176,9 +176,10 @@ struct eusrv_sor_listen {
  * board's network namespace.  Blocks until the connection is established
  * or fails (at most timeout_ms, 0 = 2000): returns the new connection
  * file's descriptor, or -1 with ECONNREFUSED (no listener registered
- * there, or the dummy connect was refused), ETIMEDOUT, EHOSTUNREACH (node
- * absent), ENOMEM (ring memory, or the caller's locked-memory limit),
- * EINTR.  Any failure means "use TCP instead"; the reason goes to NOTE.
+ * there), ETIMEDOUT, EHOSTUNREACH (node absent), ENOMEM (no ring memory),
+ * EDQUOT (the rings would pass the caller's RLIMIT_MEMLOCK, or the
+ * server's listener's), EINTR.  Any failure means "use TCP instead"; the
+ * reason goes to NOTE.
  */
 struct eusrv_sor_connect {
 	__u32 node;
@@ -225,7 +226,8 @@ enum eusrv_sor_reason {
 	EUSRV_SOR_R_OPTIONS,		/* socket options RDMA cannot honour */
 	EUSRV_SOR_R_LOCAL,		/* genuine local TCP client (accept side) */
 	EUSRV_SOR_R_OTHER,
-	EUSRV_SOR_R_MAX = EUSRV_SOR_R_OTHER,
+	EUSRV_SOR_R_MEMLOCK,		/* rings over the user's RLIMIT_MEMLOCK */
+	EUSRV_SOR_R_MAX = EUSRV_SOR_R_MEMLOCK,
 };
 
 struct eusrv_sor_note {
