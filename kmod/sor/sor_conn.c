@@ -10,6 +10,7 @@
 #include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 
@@ -65,6 +66,8 @@ static void sor_conn_release(struct kref *ref)
 	sor_uncharge(&c->charge);
 	if (c->bound)
 		fput(c->bound);
+	if (c->pidns)
+		put_pid_ns(c->pidns);
 	kfree(c);
 }
 

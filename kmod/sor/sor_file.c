@@ -11,6 +11,7 @@
 #include <linux/fcntl.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/pid_namespace.h>
 #include <linux/module.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
@@ -108,6 +109,7 @@ static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_pgoff || len > sor_map_len(c))
 		return -EINVAL;
+	sor_ulock_note_ns(c);
 	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_flags &= ~VM_MAYEXEC;
 	for (i = 0; i < ARRAY_SIZE(part) && part[i].off < len; i++) {
@@ -151,36 +153,42 @@ static bool sor_writable(struct sor_conn *c)
 	return sor_file_events(c) & EUSRV_SOR_W_SEND;
 }
 
-static ssize_t sor_file_read(struct file *file, char __user *buf, size_t count,
-			     loff_t *ppos)
+/*
+ * The bytes readable at the receive head, the lock taken (0 and the lock
+ * released at EOF, or a negative error).
+ */
+static long sor_read_ready(struct sor_conn *c, struct file *file, u32 *headp)
 {
-	struct sor_conn *c = file->private_data;
 	unsigned long flags;
-	u32 head, avail, n;
+	u32 head, avail;
 	int ret, err;
 
-	if (!count)
-		return 0;
 	for (;;) {
+		ret = sor_ulock_take(c, EUSRV_SOR_LOCK_RECV);
+		if (ret)
+			return ret;
 		spin_lock_irqsave(&c->lock, flags);
 		if (!sor_data_check_head_locked(c, &head)) {
-			spin_unlock_irqrestore(&c->lock, flags);
-			return -EINVAL;
+			ret = -EINVAL;
+			goto out;
 		}
 		avail = c->rcv_tail - head;
-		if (avail)
-			break;
+		if (avail) {
+			spin_unlock_irqrestore(&c->lock, flags);
+			*headp = head;
+			return avail;
+		}
 		err = c->so_error;
 		if (c->state == EUSRV_SOR_ST_RESET) {
 			c->so_error = 0;
-			spin_unlock_irqrestore(&c->lock, flags);
-			return err ? -err : 0;
+			ret = err ? -err : 0;
+			goto out;
 		}
-		if (c->eof || c->shut_rd) {
-			spin_unlock_irqrestore(&c->lock, flags);
-			return 0;
-		}
+		if (c->eof || c->shut_rd)
+			goto out;
 		spin_unlock_irqrestore(&c->lock, flags);
+		/* Never waiting with the lock held. */
+		sor_ulock_give(c, EUSRV_SOR_LOCK_RECV);
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		ret = sor_data_arm(c);
@@ -189,21 +197,78 @@ static ssize_t sor_file_read(struct file *file, char __user *buf, size_t count,
 		if (wait_event_interruptible(c->wq, sor_readable(c)))
 			return -ERESTARTSYS;
 	}
+out:
 	spin_unlock_irqrestore(&c->lock, flags);
+	sor_ulock_give(c, EUSRV_SOR_LOCK_RECV);
+	return ret;
+}
 
+static ssize_t sor_file_read(struct file *file, char __user *buf, size_t count,
+			     loff_t *ppos)
+{
+	struct sor_conn *c = file->private_data;
+	unsigned long flags;
+	long avail;
+	u32 head, n;
+
+	if (!count)
+		return 0;
+	avail = sor_read_ready(c, file, &head);
+	if (avail <= 0)
+		return avail;
 	n = (u32)min_t(size_t, avail, count);
-	if (sor_copy_ring(c->rcv_data, c->rcv_size, head, buf, n, true))
+	if (sor_copy_ring(c->rcv_data, c->rcv_size, head, buf, n, true)) {
+		sor_ulock_give(c, EUSRV_SOR_LOCK_RECV);
 		return -EFAULT;
-	spin_lock_irqsave(&c->lock, flags);
-	/* Only if no one else consumed meanwhile (they hold the user lock). */
-	if (c->rcv_seen == head) {
-		c->rcv_seen = head + n;
-		/* The copy is done before the room is given back. */
-		smp_store_release(&c->rcv_hdr->head, head + n);
 	}
+	spin_lock_irqsave(&c->lock, flags);
+	c->rcv_seen = head + n;
+	/* The copy is done before the room is given back. */
+	smp_store_release(&c->rcv_hdr->head, head + n);
 	spin_unlock_irqrestore(&c->lock, flags);
+	sor_ulock_give(c, EUSRV_SOR_LOCK_RECV);
 	sor_data_credit(c, false);
 	return n;
+}
+
+/*
+ * The room at the send tail, the lock taken; or a negative error (the
+ * lock released).
+ */
+static long sor_write_room(struct sor_conn *c, bool nonblock, u32 *tailp)
+{
+	unsigned long flags;
+	u32 tail, space;
+	int ret;
+
+	for (;;) {
+		ret = sor_ulock_take(c, EUSRV_SOR_LOCK_SEND);
+		if (ret)
+			return ret;
+		spin_lock_irqsave(&c->lock, flags);
+		if (c->state == EUSRV_SOR_ST_RESET) {
+			ret = -(c->so_error ? c->so_error : ECONNRESET);
+			c->so_error = 0;
+		} else if (c->state != EUSRV_SOR_ST_ESTABLISHED || c->shut_wr) {
+			ret = -EPIPE;
+		} else if (!sor_data_check_tail_locked(c, &tail)) {
+			ret = -EINVAL;
+		}
+		space = ret ? 0 : c->snd_size - (tail - c->snd_head);
+		spin_unlock_irqrestore(&c->lock, flags);
+		if (space) {
+			*tailp = tail;
+			return space;
+		}
+		/* Never waiting with the lock held. */
+		sor_ulock_give(c, EUSRV_SOR_LOCK_SEND);
+		if (ret)
+			return ret;
+		if (nonblock)
+			return -EAGAIN;
+		if (wait_event_interruptible(c->wq, sor_writable(c)))
+			return -ERESTARTSYS;
+	}
 }
 
 /* Write up to COUNT bytes into the send ring: bytes written, or an error. */
@@ -211,48 +276,24 @@ static ssize_t sor_write_some(struct sor_conn *c, const char __user *buf,
 			      size_t count, bool nonblock)
 {
 	unsigned long flags;
-	u32 tail, space, n;
-	int err;
+	long space;
+	u32 tail, n;
 
-	for (;;) {
-		spin_lock_irqsave(&c->lock, flags);
-		if (c->state == EUSRV_SOR_ST_RESET) {
-			err = c->so_error ? c->so_error : ECONNRESET;
-			c->so_error = 0;
-			spin_unlock_irqrestore(&c->lock, flags);
-			return -err;
-		}
-		if (c->state != EUSRV_SOR_ST_ESTABLISHED || c->shut_wr) {
-			spin_unlock_irqrestore(&c->lock, flags);
-			return -EPIPE;
-		}
-		if (!sor_data_check_tail_locked(c, &tail)) {
-			spin_unlock_irqrestore(&c->lock, flags);
-			return -EINVAL;
-		}
-		space = c->snd_size - (tail - c->snd_head);
-		spin_unlock_irqrestore(&c->lock, flags);
-		if (space)
-			break;
-		if (nonblock)
-			return -EAGAIN;
-		if (wait_event_interruptible(c->wq, sor_writable(c)))
-			return -ERESTARTSYS;
-	}
+	space = sor_write_room(c, nonblock, &tail);
+	if (space < 0)
+		return space;
 	n = (u32)min_t(size_t, space, count);
 	if (sor_copy_ring(c->snd_data, c->snd_size, tail, (void __user *)buf, n,
-			  false))
+			  false)) {
+		sor_ulock_give(c, EUSRV_SOR_LOCK_SEND);
 		return -EFAULT;
-	spin_lock_irqsave(&c->lock, flags);
-	if (c->snd_seen == tail) {
-		/* The data is in the ring before the tail says so. */
-		smp_store_release(&c->snd_hdr->tail, tail + n);
-	} else {
-		n = 0;	/* user space wrote meanwhile: ours is overwritten */
 	}
+	spin_lock_irqsave(&c->lock, flags);
+	/* The data is in the ring before the tail says so. */
+	smp_store_release(&c->snd_hdr->tail, tail + n);
 	spin_unlock_irqrestore(&c->lock, flags);
-	if (n)
-		sor_data_push(c);
+	sor_ulock_give(c, EUSRV_SOR_LOCK_SEND);
+	sor_data_push(c);
 	return n;
 }
 
@@ -418,7 +459,6 @@ out:
 
 static long sor_ioc_lock(struct sor_conn *c, u32 __user *arg, bool wait)
 {
-	struct eusrv_sor_ring_hdr *h;
 	u32 which;
 
 	if (get_user(which, arg))
@@ -426,15 +466,10 @@ static long sor_ioc_lock(struct sor_conn *c, u32 __user *arg, bool wait)
 	if (which != EUSRV_SOR_LOCK_SEND && which != EUSRV_SOR_LOCK_RECV)
 		return -EINVAL;
 	if (!wait) {
-		wake_up(&c->lock_wq[which]);
+		sor_ulock_wake(c, which);
 		return 0;
 	}
-	h = which == EUSRV_SOR_LOCK_SEND ? c->snd_hdr : c->rcv_hdr;
-	/* The condition is checked after queueing: no lost wake-up. */
-	if (wait_event_interruptible_exclusive(c->lock_wq[which],
-					       READ_ONCE(h->lock) != 2))
-		return -ERESTARTSYS;
-	return 0;
+	return sor_ulock_wait(c, which);
 }
 
 static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -534,6 +569,7 @@ int sor_file_open(struct sor_conn *c, u32 flags)
 		oflags |= O_CLOEXEC;
 	kref_get(&c->ref);	/* the file's */
 	c->has_file = true;
+	c->pidns = get_pid_ns(task_active_pid_ns(current));
 	fd = anon_inode_getfd("[eusrv_sor]", &sor_file_fops, c, oflags);
 	if (fd < 0) {
 		c->has_file = false;

@@ -176,6 +176,8 @@ struct sor_conn {
 	wait_queue_head_t wq;		/* data, space, state */
 	struct fasync_struct *fasync;	/* O_ASYNC owners: SIGIO with wq */
 	wait_queue_head_t lock_wq[2];	/* EUSRV_SOR_LOCK_SEND/RECV */
+	struct pid_namespace *pidns;	/* of the file's creator (sor_ulock.c) */
+	bool pidns_mixed;		/* used from another one too */
 
 	/* Server set-up (sor_setup.c). */
 	struct list_head accept_link;	/* on sor_accepting until claimed */
@@ -219,6 +221,7 @@ enum sor_stat {
 	SOR_S_RESETS_SENT,
 	SOR_S_RESETS_RCVD,
 	SOR_S_PROBES_SENT,
+	SOR_S_LOCKS_FREED,
 	SOR_NR_STATS
 };
 
@@ -320,6 +323,13 @@ void sor_setup_ctl_gone(struct sor_ctl *ctl);
 void sor_setup_timer(struct sor_conn *c);
 void sor_setup_drop_dummy(struct sor_conn *c);
 void sor_setup_dummy(struct sor_conn *c);
+
+/* sor_ulock.c: the rings' lock words shared with user space. */
+void sor_ulock_note_ns(struct sor_conn *c);
+int sor_ulock_wait(struct sor_conn *c, u32 which);
+void sor_ulock_wake(struct sor_conn *c, u32 which);
+int sor_ulock_take(struct sor_conn *c, u32 which);
+void sor_ulock_give(struct sor_conn *c, u32 which);
 int sor_setup_init(void);
 void sor_setup_exit(void);
 

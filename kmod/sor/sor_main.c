@@ -215,6 +215,7 @@ static long sor_ctl_stats(void __user *arg)
 	st.resets_rcvd = atomic64_read(&sor_stats[SOR_S_RESETS_RCVD]);
 	st.probes_sent = atomic64_read(&sor_stats[SOR_S_PROBES_SENT]);
 	st.quarantined = sor_quar_bytes();
+	st.locks_freed = atomic64_read(&sor_stats[SOR_S_LOCKS_FREED]);
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 

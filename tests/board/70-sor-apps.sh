@@ -6,7 +6,10 @@
 # peer killed, 1,000 connections at once, 10,000 connect/close cycles, a
 # program scribbling over its ring header, a connection handed to an
 # exec'd image (inetd-style on fd 0/1, a server re-exec'ing itself, a
-# client's child) or passed with SCM_RIGHTS).  After each, the driver's
+# client's child) or passed with SCM_RIGHTS, the rings' locks never held
+# across a wait (a non-blocking recv or one in a signal handler beside a
+# blocked one), the driver's read(2) beside the library's recv, each byte
+# once, and ring memory within RLIMIT_MEMLOCK).  After each, the driver's
 # records of the test's own connections (port, serial) on both nodes must
 # show at least the data moved or the connections made: it went over
 # RDMA, not TCP.  Then: a destination that is not in the
@@ -82,7 +85,8 @@ if [ $driver = yes ]; then
 		"nonblock" "halfclose 3000000" "calls" "unread" "peerkill" \
 		"many 1000" "cycles 10000" "scribble" "closeflush 200000" \
 		"inetd 1000000" "reexec 1000000" "execclient 200000" "passfd 200000" \
-		"signals" "shutrd" "sigcycles 300" "async 50" "preopts" "linger0"; do
+		"signals" "shutrd" "sigcycles 300" "async 50" "preopts" "linger0" \
+		"locks" "slowread 8388608"; do
 		set -- $t
 		port=7600
 		case $1 in many|cycles|scribble) port=7700 ;; sigcycles) port=7620 ;; esac
@@ -100,6 +104,7 @@ if [ $driver = yes ]; then
 		epoll) over_rdma "sor-test $1" $((2 * $2)) $port ;;
 		halfclose) over_rdma "sor-test $1" "$2" $port ;;
 		closeflush) over_rdma "sor-test $1" $((10 * $2)) $port ;;
+		slowread) over_rdma "sor-test $1" $((2 * $2)) $port ;;
 		inetd|reexec|execclient|passfd) over_rdma "sor-test $1" $((2 * $2)) $port ;;
 		fork) over_rdma "sor-test $1" $((2000 * 64)) $port ;;
 		threads) over_rdma "sor-test $1" $((4 * 3000 * 64)) $port ;;

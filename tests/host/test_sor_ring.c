@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,6 +121,12 @@ static int k_lock_wake(void *ctx, uint32_t which)
 	return 0;
 }
 
+static int k_tid(void *ctx)
+{
+	(void)ctx;
+	return (int)syscall(SYS_gettid);
+}
+
 static int k_get_error(void *ctx)
 {
 	struct fake *f = ctx;
@@ -156,6 +163,7 @@ static const struct sor_kops kops = {
 	.push = k_push, .credit = k_credit, .wait = k_wait, .lock_wait = k_lock_wait,
 	.lock_wake = k_lock_wake, .get_error = k_get_error,
 	.nonblocking = k_nonblocking, .now_ns = k_now, .yield = k_yield,
+	.tid = k_tid,
 };
 
 static const struct sor_xfer plain = { .timeout_ns = -1 };
@@ -571,26 +579,36 @@ static void test_fill(void)
 
 #define RECORD	16
 #define RECORDS	2000
+#define SENDERS	3
 
 static struct fake tf;
 static int stop;
 
+/*
+ * Byte n of sender S is S << 6 | (n & 63): the lock is not held across a
+ * wait, so a send that waits for room may be interleaved with another's
+ * (as TCP's are), but no byte may be lost, doubled or reordered.
+ */
 static void *sender(void *arg)
 {
+	unsigned int who = (unsigned int)(uintptr_t)arg, n = 0;
 	unsigned char rec[RECORD];
-	int i;
+	int i, j;
 
-	memset(rec, (int)(uintptr_t)arg, sizeof(rec));
-	for (i = 0; i < RECORDS; i++)
+	for (i = 0; i < RECORDS; i++) {
+		for (j = 0; j < RECORD; j++)
+			rec[j] = (unsigned char)(who << 6 | (n++ & 63));
 		if (tx(&tf, rec, sizeof(rec), 0) != RECORD)
 			return (void *)1;
+	}
 	return NULL;
 }
 
-/* The peer: takes whole records out of the send ring, checks them. */
+/* The peer: takes bytes out of the send ring, checks each sender's order. */
 static void *peer(void *arg)
 {
-	long bad = 0, recs = 0;
+	unsigned int next[SENDERS] = { 0 };
+	long bad = 0, bytes = 0;
 
 	(void)arg;
 	while (!__atomic_load_n(&stop, __ATOMIC_ACQUIRE) ||
@@ -598,52 +616,71 @@ static void *peer(void *arg)
 		uint32_t head = tf.hdr.head;
 		uint32_t tail = __atomic_load_n(&tf.hdr.tail, __ATOMIC_ACQUIRE);
 
-		while (tail - head >= RECORD) {
+		for (; head != tail; head++, bytes++) {
 			unsigned char c = tf.data[head & (SIZE - 1)];
-			int i;
+			unsigned int who = c >> 6;
 
-			for (i = 1; i < RECORD; i++)
-				if (tf.data[(head + i) & (SIZE - 1)] != c)
-					bad++;
-			head += RECORD;
-			recs++;
+			if (who >= SENDERS || (c & 63) != (next[who] & 63))
+				bad++;
+			else
+				next[who]++;
 		}
 		__atomic_store_n(&tf.hdr.head, head, __ATOMIC_RELEASE);
 		sched_yield();
 	}
-	return (void *)(bad ? -1L : recs);
+	return (void *)(bad ? -1L : bytes);
 }
+
+static int held_in_wait;
 
 static void on_wait_yield(struct fake *f)
 {
-	(void)f;
+	if (__atomic_load_n(&f->hdr.lock, __ATOMIC_RELAXED) & EUSRV_SOR_LOCK_TID)
+		__atomic_add_fetch(&held_in_wait, 1, __ATOMIC_RELAXED);
 	sched_yield();
 }
 
 static void test_threads(void)
 {
-	pthread_t s[3], p;
+	pthread_t s[SENDERS], p;
 	void *r;
-	long bad = 0, recs;
+	long bad = 0, bytes;
 	int i;
 
 	fake_init(&tf, 0);
 	tf.on_wait = on_wait_yield;
 	pthread_create(&p, NULL, peer, NULL);
-	for (i = 0; i < 3; i++)
-		pthread_create(&s[i], NULL, sender, (void *)(uintptr_t)('a' + i));
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < SENDERS; i++)
+		pthread_create(&s[i], NULL, sender, (void *)(uintptr_t)i);
+	for (i = 0; i < SENDERS; i++) {
 		pthread_join(s[i], &r);
 		bad += r != NULL;
 	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	pthread_join(p, &r);
-	recs = (long)r;
-	ok(!bad && recs == 3 * RECORDS,
-	   "3 threads x %d records through one 64-byte ring: none torn (%ld whole records)",
-	   RECORDS, recs);
+	bytes = (long)r;
+	ok(!bad && bytes == (long)SENDERS * RECORDS * RECORD,
+	   "%d threads x %d records through one 64-byte ring: every sender's bytes in order (%ld bytes)",
+	   SENDERS, RECORDS, bytes);
 	tap_diag("lock waits under contention: %d", tf.lock_waits);
 	ok(tf.hdr.lock == 0, "lock free at the end");
+	ok(held_in_wait == 0, "no sender waits for room holding the lock (%d did)",
+	   held_in_wait);
+}
+
+/* A thread that holds the lock (a signal handler interrupting its copy). */
+static void test_lock_reentry(void)
+{
+	static struct fake f;
+	unsigned char buf[4];
+
+	fake_init(&f, 0);
+	deliver(&f, 4);
+	f.hdr.lock = (uint32_t)syscall(SYS_gettid) & EUSRV_SOR_LOCK_TID;
+	ok(rx(&f, buf, sizeof(buf), 0) == -EINTR && f.hdr.head == 0,
+	   "recv by the thread holding the receive lock: -EINTR, nothing taken");
+	f.hdr.lock = 0;
+	ok(rx(&f, buf, sizeof(buf), 0) == 4, "then, the lock free: the 4 bytes");
 }
 
 int main(void)
@@ -655,5 +692,6 @@ int main(void)
 	test_send();
 	test_fill();
 	test_threads();
+	test_lock_reentry();
 	return tap_done();
 }

@@ -19,6 +19,7 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "sor_core.h"
@@ -82,6 +83,22 @@ static void *next(const char *name)
 	return p;
 }
 
+/* Each thread's id, asked of the kernel once (the ring locks use it). */
+static __thread pid_t tid_cache;
+
+static pid_t cached_gettid(void)
+{
+	if (!tid_cache)
+		tid_cache = (pid_t)syscall(SYS_gettid);
+	return tid_cache;
+}
+
+static void fork_child(void)
+{
+	tid_cache = 0;	/* the child's one thread has an id of its own */
+	sor_fork_child();
+}
+
 #define NEXT(field, name) (*(void **)&real.field = next(name))
 
 static void resolve(void)
@@ -124,6 +141,7 @@ static void resolve(void)
 	NEXT(clock_gettime, "clock_gettime");
 	NEXT(raise, "raise");
 	NEXT(sched_yield, "sched_yield");
+	real.gettid = cached_gettid;
 	*(void **)&next_fcntl = next("fcntl");
 	*(void **)&next_ioctl = next("ioctl");
 	*(void **)&next_open = next("open");
@@ -140,7 +158,7 @@ static void resolve(void)
 	real.dup3 = dup3_fixed;
 	real.getenv = getenv_fixed;
 	sor_set_real(&real);
-	pthread_atfork(sor_fork_prepare, sor_fork_parent, sor_fork_child);
+	pthread_atfork(sor_fork_prepare, sor_fork_parent, fork_child);
 	__atomic_store_n(&ready, 2, __ATOMIC_RELEASE);
 	errno = saved;
 }

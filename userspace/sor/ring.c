@@ -35,28 +35,47 @@ static inline void cpu_relax(void)
 
 /* ---- locks --------------------------------------------------------------- */
 
-void sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
-		   uint32_t which)
+/*
+ * The lock word holds its holder's thread id, so that the driver can free
+ * it when the holder dies and a thread can tell that it holds it already
+ * (a signal handler interrupting its own copy).  Once contended it is
+ * taken with WAITERS, so that its release wakes the next.
+ */
+int sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+		  uint32_t which)
 {
 	uint32_t *l = &r->hdr->lock;
-	uint32_t c = 0;
+	uint32_t me = (uint32_t)k->tid(ctx) & EUSRV_SOR_LOCK_TID, c = 0;
 
-	if (__atomic_compare_exchange_n(l, &c, 1, false, __ATOMIC_ACQUIRE,
+	if (__atomic_compare_exchange_n(l, &c, me, false, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED))
-		return;
-	if (c != 2)
-		c = __atomic_exchange_n(l, 2, __ATOMIC_ACQUIRE);
-	while (c != 0) {
+		return 0;
+	for (;;) {
+		if (!c) {
+			if (__atomic_compare_exchange_n(l, &c, me | EUSRV_SOR_LOCK_WAITERS,
+							false, __ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				return 0;
+			continue;
+		}
+		if ((c & EUSRV_SOR_LOCK_TID) == me)
+			return -EINTR;
+		if (!(c & EUSRV_SOR_LOCK_WAITERS) &&
+		    !__atomic_compare_exchange_n(l, &c, c | EUSRV_SOR_LOCK_WAITERS,
+						 false, __ATOMIC_RELAXED,
+						 __ATOMIC_RELAXED))
+			continue;
 		if (k->lock_wait(ctx, which) < 0)
 			k->yield(ctx);
-		c = __atomic_exchange_n(l, 2, __ATOMIC_ACQUIRE);
+		c = __atomic_load_n(l, __ATOMIC_RELAXED);
 	}
 }
 
 void sor_ring_unlock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 		     uint32_t which)
 {
-	if (__atomic_exchange_n(&r->hdr->lock, 0, __ATOMIC_RELEASE) == 2)
+	if (__atomic_exchange_n(&r->hdr->lock, 0, __ATOMIC_RELEASE) &
+	    EUSRV_SOR_LOCK_WAITERS)
 		k->lock_wake(ctx, which);
 }
 
@@ -282,7 +301,9 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 	if (!want)
 		return 0;
 	cur_init(&c, iov, iovcnt);
-	sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+	ret = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+	if (ret)
+		return ret;
 	for (;;) {
 		uint32_t head = LOAD(&h->head), tail = LOAD_ACQ(&h->tail);
 		uint32_t avail = tail - head, flags, rev = 0;
@@ -367,9 +388,13 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 
 			spun = true;
 			if (budget > 0) {
+				sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 				spin(k, ctx, &h->tail, tail, &h->flags, flags, budget);
 				spin_learn(r, x->spin_ns, budget,
 					   LOAD_ACQ(&h->tail) != tail);
+				e = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+				if (e)
+					return done ? (ssize_t)done : e;
 				continue;
 			}
 		}
@@ -378,11 +403,14 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			ret = done ? (ssize_t)done : -EAGAIN;
 			break;
 		}
+		/* Never waiting with the lock held (others may go on meanwhile). */
+		sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 		e = k->wait(ctx, EUSRV_SOR_W_RECV, false, left, &rev);
-		if (e && e != -ETIMEDOUT) {
-			ret = done ? (ssize_t)done : e;
-			break;
-		}
+		if (e && e != -ETIMEDOUT)
+			return done ? (ssize_t)done : e;
+		e = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+		if (e)
+			return done ? (ssize_t)done : e;
 		spun = false;
 	}
 	sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
@@ -406,7 +434,9 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 	if (left > SSIZE_MAX)
 		left = SSIZE_MAX;
 	cur_init(&c, src->iov, src->iovcnt);
-	sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+	ret = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+	if (ret)
+		return ret;
 	for (;;) {
 		uint32_t flags = LOAD_ACQ(&h->flags), rev = 0;
 		uint32_t head, tail, used;
@@ -468,23 +498,26 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			deadline = deadline_of(k, ctx, x->timeout_ns);
 			timed = true;
 		}
-		if (x->spin_ns > 0 && !spun) {
-			spun = true;
-			spin(k, ctx, &h->head, LOAD(&h->head), &h->flags, flags,
-			     x->spin_ns);
-			continue;
-		}
 		left_ns = time_left(k, ctx, deadline);
 		if (!left_ns) {
 			ret = done ? (ssize_t)done : -EAGAIN;
 			break;
 		}
-		e = k->wait(ctx, EUSRV_SOR_W_SEND, false, left_ns, &rev);
-		if (e && e != -ETIMEDOUT) {
-			ret = done ? (ssize_t)done : e;
-			break;
+		/* Never waiting with the lock held (others may go on meanwhile). */
+		sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+		if (x->spin_ns > 0 && !spun) {
+			spun = true;
+			spin(k, ctx, &h->head, LOAD(&h->head), &h->flags, flags,
+			     x->spin_ns);
+		} else {
+			e = k->wait(ctx, EUSRV_SOR_W_SEND, false, left_ns, &rev);
+			if (e && e != -ETIMEDOUT)
+				return done ? (ssize_t)done : e;
+			spun = false;
 		}
-		spun = false;
+		e = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+		if (e)
+			return done ? (ssize_t)done : e;
 	}
 	sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 	return ret;

@@ -49,6 +49,8 @@ struct sor_kops {
 	bool (*nonblocking)(void *ctx);
 	int64_t (*now_ns)(void *ctx);
 	void (*yield)(void *ctx);
+	/* The calling thread's id (gettid()), for the lock words. */
+	int (*tid)(void *ctx);
 };
 
 /* Where the bytes of a send come from: an iovec, or a fill function. */
@@ -100,9 +102,12 @@ uint32_t sor_ring_queued(const struct sor_ring *snd);
 /* A receive ring's adaptive spin starts with its first budget. */
 void sor_ring_spin_init(struct sor_ring *r);
 
-/* The per-direction locks (D4.2 send and receive locks). */
-void sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
-		   uint32_t which);
+/*
+ * The per-direction locks (D4.2 send and receive locks), never held across
+ * a wait: 0, or -EINTR when the calling thread holds it already.
+ */
+int sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+		  uint32_t which);
 void sor_ring_unlock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 		     uint32_t which);
 

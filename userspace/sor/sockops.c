@@ -105,6 +105,12 @@ static void kx_yield(void *ctx)
 	sor_r->sched_yield();
 }
 
+static int kx_tid(void *ctx)
+{
+	(void)ctx;
+	return (int)sor_r->gettid();
+}
+
 const struct sor_kops sor_kops_dev = {
 	.push = kx_push,
 	.credit = kx_credit,
@@ -115,6 +121,7 @@ const struct sor_kops sor_kops_dev = {
 	.nonblocking = kx_nonblocking,
 	.now_ns = kx_now,
 	.yield = kx_yield,
+	.tid = kx_tid,
 };
 
 /* ---- data -------------------------------------------------------------- */

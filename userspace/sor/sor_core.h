@@ -63,6 +63,7 @@ struct sor_real {
 	const char *(*getenv)(const char *name);
 	int (*raise)(int sig);
 	int (*sched_yield)(void);
+	pid_t (*gettid)(void);	/* cheap: the ring locks ask it every time */
 };
 
 /*

@@ -302,6 +302,7 @@ static int cmd_stats(void)
 	P(resets_sent);
 	P(resets_rcvd);
 	P(probes_sent);
+	P(locks_freed);
 	P(quarantined);
 #undef P
 	printf("nodes_up=0x%" PRIx64 "\n", (uint64_t)s.nodes_up);

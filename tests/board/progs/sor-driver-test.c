@@ -25,6 +25,7 @@
 #include <sys/mman.h>
 #include <sched.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -361,6 +362,40 @@ static int connect_to(int ctl, int node, int port, uint32_t flags)
 	return r;
 }
 
+/* Holders killed with a ring's lock: the driver frees the lock. */
+static void dead_holder(int ctl, struct conn *c)
+{
+	struct eusrv_sor_stats s0 = {}, s1 = {};
+	uint32_t which = EUSRV_SOR_LOCK_RECV;
+	double t0;
+	pid_t pid;
+	int st;
+
+	ioctl(ctl, EUSRV_SOR_STATS, &s0);
+	pid = fork();
+	if (pid == 0) {
+		uint32_t me = (uint32_t)syscall(SYS_gettid);
+
+		c->sh->lock = me;
+		c->rh->lock = me | EUSRV_SOR_LOCK_WAITERS;
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid) {
+		result(0, "a child holding the locks", strerror(errno));
+		return;
+	}
+	t0 = now();
+	result(write(c->fd, "z", 1) == 1 && c->sh->lock == 0,
+	       "write() after the send lock's holder died: the driver freed it",
+	       strerror(errno));
+	result(ioctl(c->fd, EUSRV_SOR_LOCK_WAIT, &which) == 0 && c->rh->lock == 0,
+	       "LOCK_WAIT on a lock whose holder died: freed", strerror(errno));
+	ioctl(ctl, EUSRV_SOR_STATS, &s1);
+	printf("dead holders freed in %.0f ms\n", (now() - t0) * 1e3);
+	result(s1.locks_freed - s0.locks_freed == 2 && now() - t0 < 3,
+	       "STATS locks_freed: 2 more, within 3 s", "count or time");
+}
+
 static void hostile(struct conn *c)
 {
 	struct eusrv_sor_wait w = { .events = 0x80 };
@@ -461,8 +496,10 @@ static int do_client(int node, int port)
 
 	/* A second connection, for the hostile values. */
 	h.fd = connect_to(ctl, node, port, 0);
-	if (h.fd >= 0 && conn_map(&h) == 0)
+	if (h.fd >= 0 && conn_map(&h) == 0) {
+		dead_holder(ctl, &h);
 		hostile(&h);
+	}
 	else
 		result(0, "second connection for the hostile tests", strerror(errno));
 	close(ctl);

@@ -1809,6 +1809,154 @@ static void t_linger0(const char *host, const char *port, uint64_t n)
 	printf("ok %s: the peer's close with SO_LINGER {1, 0} is a reset\n", mode);
 }
 
+/* ---- the rings' locks are never held across a wait ---- */
+
+static int lock_fd;
+static volatile sig_atomic_t handler_ret = -2, handler_errno;
+
+static void *blocked_reader(void *arg)
+{
+	char c;
+
+	(void)arg;
+	return (void *)(intptr_t)recv(lock_fd, &c, 1, 0);
+}
+
+/* A signal handler that reads the connection its thread is blocked on. */
+static void on_usr1(int sig)
+{
+	char c;
+	int e = errno;
+
+	(void)sig;
+	handler_ret = (sig_atomic_t)recv(lock_fd, &c, 1, MSG_DONTWAIT);
+	handler_errno = errno;
+	errno = e;
+}
+
+/*
+ * One thread blocked in recv: a non-blocking recv of another thread
+ * returns EAGAIN at once, and so does one in a signal handler that
+ * interrupts the blocked thread; then the blocked recv gets its byte.
+ */
+static void t_locks(const char *host, const char *port, uint64_t n)
+{
+	struct sigaction sa;
+	double t0, waited;
+	pthread_t t;
+	void *ret;
+	char c = 'x';
+
+	(void)n;
+	lock_fd = start(host, port, 'E');
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
+	alarm(20);	/* a call stuck behind the lock fails the test */
+	if (pthread_create(&t, NULL, blocked_reader, NULL))
+		die("pthread_create");
+	usleep(300000);
+	t0 = now_s();
+	if (recv(lock_fd, &c, 1, MSG_DONTWAIT) != -1 || errno != EAGAIN)
+		fail("non-blocking recv beside a blocked one: not EAGAIN");
+	waited = now_s() - t0;
+	if (waited > 0.5)
+		fail("non-blocking recv beside a blocked one waited");
+	pthread_kill(t, SIGUSR1);
+	for (t0 = now_s(); handler_ret == -2 && now_s() - t0 < 5;)
+		usleep(1000);
+	if (handler_ret != -1 || handler_errno != EAGAIN)
+		fail("recv in a signal handler on the blocked thread's connection: not EAGAIN");
+	c = 'y';
+	write_all(lock_fd, &c, 1);
+	pthread_join(t, &ret);
+	alarm(0);
+	if ((intptr_t)ret != 1)
+		fail("the blocked recv did not get the echoed byte");
+	close(lock_fd);
+	printf("ok %s: beside a blocked recv: non-blocking recv EAGAIN in %.1f ms, in a signal handler EAGAIN, then the byte\n",
+	       mode, waited * 1e3);
+}
+
+/* ---- the driver's read() beside the mapped ring ---- */
+
+struct tally {
+	int fd;
+	bool raw;	/* the read system call, not the library's recv */
+	uint64_t bytes, sum;
+};
+
+static void *tally_reader(void *arg)
+{
+	struct tally *t = arg;
+	static __thread unsigned char buf[4096];
+	unsigned int seed = t->raw ? 1 : 2;
+	ssize_t r, i;
+
+	for (;;) {
+		size_t want = (size_t)1 + (size_t)rand_r(&seed) % 3000;
+
+		r = t->raw ? syscall(SYS_read, t->fd, buf, want) : recv(t->fd, buf, want, 0);
+		if (r <= 0)
+			break;
+		t->bytes += (uint64_t)r;
+		for (i = 0; i < r; i++)
+			t->sum += buf[i];
+	}
+	return (void *)(intptr_t)r;
+}
+
+/*
+ * N bytes echoed, taken by two threads at once: one through the library
+ * (the mapped ring), one with the raw read system call (the driver's
+ * slow path).  Together they get every byte once: the count and the sum.
+ */
+static void t_slowread(const char *host, const char *port, uint64_t n)
+{
+	struct tally a = { .raw = false }, b = { .raw = true };
+	static unsigned char buf[65536];
+	uint64_t sent = 0, sum = 0;
+	pthread_t ta, tb;
+	void *ra, *rb;
+	size_t i, m;
+
+	a.fd = b.fd = start(host, port, 'E');
+	if (pthread_create(&ta, NULL, tally_reader, &a) ||
+	    pthread_create(&tb, NULL, tally_reader, &b))
+		die("pthread_create");
+	alarm(120);
+	while (sent < n) {
+		m = n - sent < sizeof(buf) ? (size_t)(n - sent) : sizeof(buf);
+		for (i = 0; i < m; i++) {
+			buf[i] = (unsigned char)((sent + i) * 7 + 3);
+			sum += buf[i];
+		}
+		write_all(a.fd, buf, m);
+		sent += m;
+	}
+	shutdown(a.fd, SHUT_WR);
+	pthread_join(ta, &ra);
+	pthread_join(tb, &rb);
+	alarm(0);
+	if ((intptr_t)ra || (intptr_t)rb)
+		fail("a reader ended with an error, not EOF");
+	if (a.bytes + b.bytes != n || a.sum + b.sum != sum) {
+		char why[160];
+
+		snprintf(why, sizeof(why),
+			 "two readers got %llu + %llu bytes (sum %llu), sent %llu (sum %llu)",
+			 (unsigned long long)a.bytes, (unsigned long long)b.bytes,
+			 (unsigned long long)(a.sum + b.sum), (unsigned long long)n,
+			 (unsigned long long)sum);
+		fail(why);
+	}
+	close(a.fd);
+	printf("ok %s: %llu bytes taken by recv (%llu) and read(2) (%llu) at once, each once\n",
+	       mode, (unsigned long long)n, (unsigned long long)a.bytes,
+	       (unsigned long long)b.bytes);
+}
+
 static const struct {
 	const char *mode;
 	void (*fn)(const char *host, const char *port, uint64_t n);
@@ -1823,6 +1971,7 @@ static const struct {
 	{ "passfd", t_passfd }, { "signals", t_signals }, { "shutrd", t_shutrd },
 	{ "sigcycles", t_cycles },	/* against serve-sig */
 	{ "async", t_async }, { "preopts", t_preopts }, { "linger0", t_linger0 },
+	{ "locks", t_locks }, { "slowread", t_slowread },
 };
 
 /*

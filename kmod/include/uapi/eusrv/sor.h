@@ -73,9 +73,13 @@ struct eusrv_sor_ring_hdr {
 	__u32 head;
 	__u32 reserved1[15];
 	/*
-	 * Lock word of this direction (D4.2's send and receive locks):
-	 * 0 free, 1 held, 2 held with waiters.  Contended takers call
-	 * EUSRV_SOR_LOCK_WAIT, releasers that saw 2 call EUSRV_SOR_LOCK_WAKE.
+	 * Lock word of this direction (D4.2's send and receive locks): 0
+	 * free, else the holder's thread id (EUSRV_SOR_LOCK_TID, as gettid()
+	 * gives it), with EUSRV_SOR_LOCK_WAITERS once someone waits.  Held
+	 * only while copying and publishing, never across a wait.  Contended
+	 * takers set WAITERS and call EUSRV_SOR_LOCK_WAIT; releasers that saw
+	 * WAITERS call EUSRV_SOR_LOCK_WAKE.  The driver's read() and write()
+	 * take it too.
 	 */
 	__u32 lock;
 	__u32 reserved2[15];
@@ -334,7 +338,7 @@ struct eusrv_sor_stats {
 	__u64 resets_rcvd;
 	__u64 probes_sent;		/* "do you still know me?" (PROBE) */
 	__u64 quarantined;		/* bytes of rings a peer may still write */
-	__u64 reserved[1];
+	__u64 locks_freed;		/* ring locks whose holder had died */
 };
 
 #define EUSRV_SOR_IOC_MAGIC		0xe5
@@ -386,6 +390,9 @@ struct eusrv_sor_wait {
 	__u32 reserved;
 };
 
+#define EUSRV_SOR_LOCK_TID		0x3fffffffU
+#define EUSRV_SOR_LOCK_WAITERS		0x80000000U
+
 /* which lock: the send ring's or the receive ring's */
 #define EUSRV_SOR_LOCK_SEND		0U
 #define EUSRV_SOR_LOCK_RECV		1U
@@ -398,7 +405,11 @@ struct eusrv_sor_wait {
 #define EUSRV_SOR_SHUTDOWN	_IOW(EUSRV_SOR_IOC_MAGIC, 0x23, __u32)
 /* GET_ERROR: the pending error (positive errno or 0), cleared like SO_ERROR. */
 #define EUSRV_SOR_GET_ERROR	_IOR(EUSRV_SOR_IOC_MAGIC, 0x24, __s32)
-/* LOCK_WAIT sleeps while the lock word is 2; LOCK_WAKE wakes one waiter. */
+/*
+ * LOCK_WAIT sleeps while the lock word is held with WAITERS; a lock whose
+ * holder no longer exists (killed while copying) is freed.  LOCK_WAKE
+ * wakes one waiter.
+ */
 #define EUSRV_SOR_LOCK_WAIT	_IOW(EUSRV_SOR_IOC_MAGIC, 0x25, __u32)
 #define EUSRV_SOR_LOCK_WAKE	_IOW(EUSRV_SOR_IOC_MAGIC, 0x26, __u32)
 /* CREDIT: tell the peer how far the receive head moved (see credit_due). */
