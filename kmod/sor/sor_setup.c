@@ -31,6 +31,7 @@
 #define SOR_DEF_TIMEOUT_MS		2000U
 #define SOR_MAX_TIMEOUT_MS		60000U
 #define SOR_DUMMY_TIMEOUT_MS		2000U
+#define SOR_NONBLOCK_SETUP_MS		100U
 
 /* A registration of LISTEN (docs/protocol.md section 3). */
 struct sor_listener {
@@ -800,7 +801,15 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 		return -EINVAL;
 	if (rq->node >= eusrv_mbox_nodes() || !(sor_ka_nodes_up() & BIT_ULL(rq->node)))
 		return -EHOSTUNREACH;
-	deadline = jiffies + sor_timeout(rq->timeout_ms);
+	/*
+	 * A non-blocking connect() must not stall an event loop on a peer
+	 * that is slow to answer: it gives up early and the caller goes over
+	 * TCP (which then returns EINPROGRESS); a peer that answers at all
+	 * does so within a mailbox round trip.
+	 */
+	deadline = jiffies + (rq->flags & EUSRV_SOR_F_NONBLOCK ?
+			      msecs_to_jiffies(SOR_NONBLOCK_SETUP_MS) :
+			      sor_timeout(rq->timeout_ms));
 	bound = sor_connect_sock(rq->fd, &sport);
 	if (IS_ERR(bound))
 		return PTR_ERR(bound);

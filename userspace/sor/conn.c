@@ -41,6 +41,8 @@ const struct sor_real *sor_r;
 enum { ST_NEW, ST_INIT, ST_READY, ST_ABSENT };
 
 static int init_state = ST_NEW;
+/* The process whose descriptors the table describes (borrowed_table). */
+static pid_t table_pid;
 static struct sor_state state = { .ctl = -1, .node = -1 };
 static __thread int in_init;
 static char peers_buf[SOR_PEERS_MAX_FILE];
@@ -162,6 +164,7 @@ static void init(void)
 	int saved = errno, fd;
 
 	sor_fd_setup(alloc_pages, unmap_conn);
+	STORE_REL(&table_pid, sor_r->getpid());
 	fd = open_ctl();
 	if (fd < 0) {
 		STORE_REL(&init_state, ST_ABSENT);
@@ -247,7 +250,20 @@ void sor_fork_parent(void)
 
 void sor_fork_child(void)
 {
+	STORE_REL(&table_pid, sor_r->getpid());
 	sor_fd_fork_child();
+}
+
+/*
+ * Whether this is a vfork (or CLONE_VM) child running in its parent's
+ * memory: its descriptors are its own, the table is the parent's, so it
+ * must not change the table (it dup2s and closes before exec).
+ */
+static bool borrowed_table(void)
+{
+	pid_t owner = LOAD_ACQ(&table_pid);
+
+	return owner && sor_r->getpid() != owner;
 }
 
 /* ---- helpers -------------------------------------------------------------- */
@@ -707,9 +723,12 @@ plain:
 
 int sor_close(int fd)
 {
-	struct sor_conn *old = sor_fd_set(fd, NULL);
+	struct sor_conn *old;
 	int r;
 
+	if (sor_fd_in_use() && borrowed_table())
+		return sor_r->close(fd);
+	old = sor_fd_set(fd, NULL);
 	ctl_gone(fd);
 	r = sor_r->close(fd);
 	if (old) {
@@ -725,6 +744,8 @@ static void forget_range(unsigned int first, unsigned int last)
 {
 	int ctl = LOAD(&state.ctl);
 
+	if (sor_fd_in_use() && borrowed_table())
+		return;
 	if (ctl >= 0 && (unsigned int)ctl >= first && (unsigned int)ctl <= last)
 		ctl_gone(ctl);
 	sor_fd_forget_range(first, last);
@@ -761,6 +782,8 @@ static void dup_done(int fd, int nfd)
 	struct sor_conn *c, *old;
 	uintptr_t aux;
 
+	if (sor_fd_in_use() && borrowed_table())
+		return;
 	ctl_gone(nfd);
 	if (!sor_fd_in_use())
 		return;

@@ -51,6 +51,23 @@ static int ioctl_fixed(int fd, unsigned long req, void *arg)
 	return next_ioctl(fd, req, arg);
 }
 
+/*
+ * The blocking waits are cancellation points, as the calls they serve
+ * are: asynchronous cancellation for the time of the system call, as
+ * glibc's own wrappers do (the core's cleanup runs on the way out).
+ */
+static int ioctl_cancel(int fd, unsigned long req, void *arg)
+{
+	int old, r, e;
+
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+	r = next_ioctl(fd, req, arg);
+	e = errno;
+	pthread_setcanceltype(old, NULL);
+	errno = e;
+	return r;
+}
+
 static int open_fixed(const char *path, int flags)
 {
 	return next_open(path, flags);
@@ -91,6 +108,11 @@ static pid_t cached_gettid(void)
 	if (!tid_cache)
 		tid_cache = (pid_t)syscall(SYS_gettid);
 	return tid_cache;
+}
+
+static pid_t real_getpid(void)
+{
+	return (pid_t)syscall(SYS_getpid);
 }
 
 static void fork_child(void)
@@ -142,6 +164,7 @@ static void resolve(void)
 	NEXT(raise, "raise");
 	NEXT(sched_yield, "sched_yield");
 	real.gettid = cached_gettid;
+	real.getpid = real_getpid;
 	*(void **)&next_fcntl = next("fcntl");
 	*(void **)&next_ioctl = next("ioctl");
 	*(void **)&next_open = next("open");
@@ -154,6 +177,7 @@ static void resolve(void)
 	*(void **)&next_chk_fail = next("__chk_fail");
 	real.fcntl = fcntl_fixed;
 	real.ioctl = ioctl_fixed;
+	real.ioctl_wait = ioctl_cancel;
 	real.open = open_fixed;
 	real.dup3 = dup3_fixed;
 	real.getenv = getenv_fixed;

@@ -54,6 +54,8 @@ struct sor_real {
 	int (*dup3)(int fd, int newfd, int flags);	/* flags 0: dup2 */
 	int (*fcntl)(int fd, int cmd, uintptr_t arg);
 	int (*ioctl)(int fd, unsigned long req, void *arg);
+	/* The same, a cancellation point: the blocking waits of recv/send. */
+	int (*ioctl_wait)(int fd, unsigned long req, void *arg);
 	int (*open)(const char *path, int flags);
 	int (*fstat)(int fd, struct stat *st);
 	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd,
@@ -64,6 +66,7 @@ struct sor_real {
 	int (*raise)(int sig);
 	int (*sched_yield)(void);
 	pid_t (*gettid)(void);	/* cheap: the ring locks ask it every time */
+	pid_t (*getpid)(void);	/* the kernel's answer, never a cached one */
 };
 
 /*

@@ -598,6 +598,28 @@ static int do_hold(int node, int port)
 	return err == ECONNRESET ? 0 : 1;
 }
 
+/*
+ * A second after it starts (the peer frozen meanwhile: up, but silent), a
+ * non-blocking CONNECT gives up within its short bound instead of the
+ * blocking one's 2 s: an event loop is not held up.
+ */
+static int do_nbconnect(int node, int port)
+{
+	int ctl = ctl_open(), fd;
+	double t0, t;
+
+	sleep(1);
+	t0 = now();
+	fd = connect_to(ctl, node, port, EUSRV_SOR_F_NONBLOCK);
+	t = now() - t0;
+	printf("non-blocking CONNECT to a silent peer: %s after %.0f ms\n",
+	       fd < 0 ? strerror(errno) : "connected", t * 1e3);
+	result(fd < 0 && errno == ETIMEDOUT && t < 0.5,
+	       "non-blocking CONNECT to a silent peer: ETIMEDOUT within 0.5 s (bound 100 ms)",
+	       fd < 0 ? strerror(errno) : "connected");
+	return failures ? 1 : 0;
+}
+
 /* A TCP socket of FAMILY listening on PORT at ADDR (IPv4, 0: any), or -1. */
 static int listening(int family, uint32_t addr, uint16_t port, int v6only)
 {
@@ -710,11 +732,13 @@ int main(int argc, char **argv)
 		return do_refused(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "hold"))
 		return do_hold(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "nbconnect"))
+		return do_nbconnect(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "guard"))
 		return do_guard(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 2 && !strcmp(argv[1], "badioctl"))
 		return do_badioctl();
-	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT |\n  guard NODE PORT | badioctl\n",
+	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT |\n  guard NODE PORT | nbconnect NODE PORT | badioctl\n",
 		argv[0]);
 	return 2;
 }

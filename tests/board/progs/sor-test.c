@@ -1957,6 +1957,93 @@ static void t_slowread(const char *host, const char *port, uint64_t n)
 	       (unsigned long long)b.bytes);
 }
 
+/* ---- a blocked recv is a cancellation point ---- */
+
+static void *cancel_reader(void *arg)
+{
+	char c;
+
+	(void)arg;
+	recv(lock_fd, &c, 1, 0);
+	return NULL;	/* only if the byte came: the test fails */
+}
+
+/*
+ * pthread_cancel of a thread blocked in recv ends it, as with TCP; the
+ * connection is still whole after (no lock left held): it echoes.
+ */
+static void t_cancel(const char *host, const char *port, uint64_t n)
+{
+	uint32_t v = 0x1234abcd, w = 0;
+	double t0;
+	pthread_t t;
+	void *ret;
+	int i;
+
+	lock_fd = start(host, port, 'E');
+	alarm(30);
+	for (i = 0; i < (int)(n ? n : 1); i++) {
+		if (pthread_create(&t, NULL, cancel_reader, NULL))
+			die("pthread_create");
+		usleep(100000);
+		t0 = now_s();
+		pthread_cancel(t);
+		pthread_join(t, &ret);
+		if (ret != PTHREAD_CANCELED)
+			fail("a thread blocked in recv: not cancelled");
+		if (now_s() - t0 > 2)
+			fail("a thread blocked in recv: cancelled only after 2 s");
+	}
+	write_all(lock_fd, &v, sizeof(v));
+	if (read_all(lock_fd, &w, sizeof(w)) != sizeof(w) || w != v)
+		fail("after the cancellations: no echo");
+	alarm(0);
+	close(lock_fd);
+	printf("ok %s: %d threads blocked in recv cancelled, the connection echoes after\n",
+	       mode, i);
+}
+
+/* ---- a vfork child changes its own descriptors only ---- */
+
+/*
+ * The child of vfork runs in its parent's memory: its dup2 of the
+ * connection over a file descriptor of the parent's, and its close of the
+ * connection, must not make the parent's library take that descriptor
+ * for the connection, or forget the connection.
+ */
+static void t_vfork(const char *host, const char *port, uint64_t n)
+{
+	char path[] = "/tmp/sor-vfork-XXXXXX", back[6] = "";
+	int fd = start(host, port, 'E'), file, st;
+	uint32_t v = 0x5a5a5a5a, w = 0;
+	pid_t pid;
+
+	(void)n;
+	file = mkstemp(path);
+	if (file < 0)
+		die("mkstemp");
+	unlink(path);
+	pid = vfork();
+	if (pid == 0) {
+		if (dup2(fd, file) < 0 || close(fd) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st))
+		fail("vfork child: dup2 and close");
+	if (write(file, "hello", 5) != 5 || pread(file, back, 5, 0) != 5 ||
+	    memcmp(back, "hello", 5))
+		fail("the parent's file after the vfork child's dup2: not the file");
+	write_all(fd, &v, sizeof(v));
+	if (read_all(fd, &w, sizeof(w)) != sizeof(w) || w != v)
+		fail("the parent's connection after the vfork child's close: no echo");
+	close(file);
+	close(fd);
+	printf("ok %s: a vfork child's dup2 over a file and close of the connection left the parent's both as they were\n",
+	       mode);
+}
+
 static const struct {
 	const char *mode;
 	void (*fn)(const char *host, const char *port, uint64_t n);
@@ -1971,7 +2058,8 @@ static const struct {
 	{ "passfd", t_passfd }, { "signals", t_signals }, { "shutrd", t_shutrd },
 	{ "sigcycles", t_cycles },	/* against serve-sig */
 	{ "async", t_async }, { "preopts", t_preopts }, { "linger0", t_linger0 },
-	{ "locks", t_locks }, { "slowread", t_slowread },
+	{ "locks", t_locks }, { "slowread", t_slowread }, { "vfork", t_vfork },
+	{ "cancel", t_cancel },
 };
 
 /*
