@@ -377,6 +377,24 @@ static long sor_ioc_info(struct sor_conn *c, void __user *arg)
 	return copy_to_user(arg, &in, sizeof(in)) ? -EFAULT : 0;
 }
 
+/* The events of WAIT: W_SEND only with ROOM bytes free (0: any). */
+static u32 sor_wait_events(struct sor_conn *c, u32 events, u32 room)
+{
+	u32 ev = sor_file_events(c) & events;
+	unsigned long flags;
+	u32 tail;
+
+	if (!(ev & EUSRV_SOR_W_SEND) || room <= 1)
+		return ev;
+	spin_lock_irqsave(&c->lock, flags);
+	tail = READ_ONCE(c->snd_hdr->tail);
+	if (c->state == EUSRV_SOR_ST_ESTABLISHED && !c->shut_wr &&
+	    c->snd_size - (tail - c->snd_head) < room)
+		ev &= ~EUSRV_SOR_W_SEND;
+	spin_unlock_irqrestore(&c->lock, flags);
+	return ev;
+}
+
 static long sor_ioc_wait(struct sor_conn *c, void __user *arg)
 {
 	const u32 all = EUSRV_SOR_W_RECV | EUSRV_SOR_W_SEND;
@@ -388,7 +406,7 @@ static long sor_ioc_wait(struct sor_conn *c, void __user *arg)
 	if (copy_from_user(&w, arg, sizeof(w)))
 		return -EFAULT;
 	if (!w.events || (w.events & ~all) || (w.flags & ~EUSRV_SOR_F_NONBLOCK) ||
-	    w.reserved || w.timeout_ns < -1)
+	    w.room > c->snd_size || w.timeout_ns < -1)
 		return -EINVAL;
 	if (w.events & EUSRV_SOR_W_RECV) {
 		/* The writer must not run short while we wait. */
@@ -396,7 +414,7 @@ static long sor_ioc_wait(struct sor_conn *c, void __user *arg)
 		if (ret == -EINVAL)
 			return ret;
 	}
-	rev = sor_file_events(c) & w.events;
+	rev = sor_wait_events(c, w.events, w.room);
 	if (!rev && !(w.flags & EUSRV_SOR_F_NONBLOCK) && w.timeout_ns) {
 		if (w.events & EUSRV_SOR_W_RECV) {
 			ret = sor_data_arm(c);
@@ -406,10 +424,11 @@ static long sor_ioc_wait(struct sor_conn *c, void __user *arg)
 		tmo = max_t(long, 1, nsecs_to_jiffies(w.timeout_ns));
 		if (w.timeout_ns < 0)
 			left = wait_event_interruptible(c->wq,
-							sor_file_events(c) & w.events);
+							sor_wait_events(c, w.events, w.room));
 		else
 			left = wait_event_interruptible_timeout(c->wq,
-								sor_file_events(c) & w.events,
+								sor_wait_events(c, w.events,
+										w.room),
 								tmo);
 		/*
 		 * As a socket's own calls: restarted (SA_RESTART) when no
@@ -417,7 +436,7 @@ static long sor_ioc_wait(struct sor_conn *c, void __user *arg)
 		 */
 		if (left < 0)
 			return w.timeout_ns < 0 ? -ERESTARTSYS : -EINTR;
-		rev = sor_file_events(c) & w.events;
+		rev = sor_wait_events(c, w.events, w.room);
 	}
 	w.revents = rev;
 	return copy_to_user(arg, &w, sizeof(w)) ? -EFAULT : 0;

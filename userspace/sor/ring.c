@@ -19,6 +19,14 @@
 #define LOAD(p)		__atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE_REL(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
+/*
+ * A blocking send of at most this many bytes waits for room for all of
+ * them, so that threads sending records on one connection never tear
+ * each other's (as writes of up to PIPE_BUF to a pipe, and as small
+ * writes to a TCP socket are in practice).
+ */
+#define SOR_SEND_WHOLE	4096U
+
 /* Polls of the ring between clock readings while spinning. */
 #define SPIN_CHECK_EVERY	64
 
@@ -405,7 +413,7 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 		}
 		/* Never waiting with the lock held (others may go on meanwhile). */
 		sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
-		e = k->wait(ctx, EUSRV_SOR_W_RECV, false, left, &rev);
+		e = k->wait(ctx, EUSRV_SOR_W_RECV, false, left, 0, &rev);
 		if (e && e != -ETIMEDOUT)
 			return done ? (ssize_t)done : e;
 		e = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
@@ -429,10 +437,13 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 	int64_t deadline = -1;
 	bool spun = false, timed = false;
 	struct cursor c;
+	uint32_t whole;
 	ssize_t ret;
 
 	if (left > SSIZE_MAX)
 		left = SSIZE_MAX;
+	whole = !src->fill && left <= SOR_SEND_WHOLE && left <= r->size ?
+		(uint32_t)left : 0;
 	cur_init(&c, src->iov, src->iovcnt);
 	ret = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 	if (ret)
@@ -441,6 +452,7 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 		uint32_t flags = LOAD_ACQ(&h->flags), rev = 0;
 		uint32_t head, tail, used;
 		int64_t left_ns;
+		bool full;
 		int e;
 
 		if (flags & EUSRV_SOR_RF_ERROR) {
@@ -463,7 +475,14 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			ret = done ? (ssize_t)done : -EIO;
 			break;
 		}
-		if (used < r->size) {
+		full = used == r->size;
+		/* A small blocking send goes in whole, as a pipe's PIPE_BUF. */
+		if (whole && !done && r->size - used < whole) {
+			if (nonblock < 0)
+				nonblock = k->nonblocking(ctx);
+			full = full || !nonblock;
+		}
+		if (!full) {
 			ssize_t n = src_to_ring(r, tail, r->size - used, src, &c,
 						&left);
 
@@ -487,7 +506,7 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			if ((uint32_t)(tail + (uint32_t)n - head) < r->size)
 				continue;	/* short fill: go on */
 		}
-		/* The ring is full. */
+		/* The ring is full (for this send). */
 		if (nonblock < 0)
 			nonblock = k->nonblocking(ctx);
 		if (nonblock) {
@@ -510,7 +529,8 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			spin(k, ctx, &h->head, LOAD(&h->head), &h->flags, flags,
 			     x->spin_ns);
 		} else {
-			e = k->wait(ctx, EUSRV_SOR_W_SEND, false, left_ns, &rev);
+			e = k->wait(ctx, EUSRV_SOR_W_SEND, false, left_ns,
+				    whole && !done ? whole : 0, &rev);
 			if (e && e != -ETIMEDOUT)
 				return done ? (ssize_t)done : e;
 			spun = false;

@@ -38,9 +38,9 @@ struct sor_ring {
 struct sor_kops {
 	int (*push)(void *ctx);
 	int (*credit)(void *ctx);
-	/* EUSRV_SOR_WAIT: EVENTS, NONBLOCK, TIMEOUT_NS (-1 forever) */
+	/* EUSRV_SOR_WAIT: EVENTS, NONBLOCK, TIMEOUT_NS (-1 forever), ROOM */
 	int (*wait)(void *ctx, uint32_t events, bool nonblock,
-		    int64_t timeout_ns, uint32_t *revents);
+		    int64_t timeout_ns, uint32_t room, uint32_t *revents);
 	int (*lock_wait)(void *ctx, uint32_t which);
 	int (*lock_wake)(void *ctx, uint32_t which);
 	/* The pending error (positive errno, cleared), 0 if none. */

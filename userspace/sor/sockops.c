@@ -58,7 +58,7 @@ static void wait_unwound(struct wait_guard *g)
 }
 
 static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns,
-		   uint32_t *revents)
+		   uint32_t room, uint32_t *revents)
 {
 	const struct sor_kctx *k = ctx;
 	struct wait_guard g __attribute__((cleanup(wait_unwound))) = { .c = k->c };
@@ -69,6 +69,7 @@ static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns
 	w.events = events;
 	w.flags = nonblock ? EUSRV_SOR_F_NONBLOCK : 0;
 	w.timeout_ns = timeout_ns;
+	w.room = room;
 	r = sor_r->ioctl_wait(k->fd, EUSRV_SOR_WAIT, &w);
 	g.c = NULL;	/* returned: the caller puts its reference */
 	if (r < 0)

@@ -605,18 +605,19 @@ static int do_hold(int node, int port)
  */
 static int do_nbconnect(int node, int port)
 {
-	int ctl = ctl_open(), fd;
+	int ctl = ctl_open(), fd, e;
 	double t0, t;
 
 	sleep(1);
 	t0 = now();
 	fd = connect_to(ctl, node, port, EUSRV_SOR_F_NONBLOCK);
+	e = errno;
 	t = now() - t0;
 	printf("non-blocking CONNECT to a silent peer: %s after %.0f ms\n",
-	       fd < 0 ? strerror(errno) : "connected", t * 1e3);
-	result(fd < 0 && errno == ETIMEDOUT && t < 0.5,
+	       fd < 0 ? strerror(e) : "connected", t * 1e3);
+	result(fd < 0 && e == ETIMEDOUT && t < 0.5,
 	       "non-blocking CONNECT to a silent peer: ETIMEDOUT within 0.5 s (bound 100 ms)",
-	       fd < 0 ? strerror(errno) : "connected");
+	       fd < 0 ? strerror(e) : "connected");
 	return failures ? 1 : 0;
 }
 

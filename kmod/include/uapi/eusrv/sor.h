@@ -387,7 +387,12 @@ struct eusrv_sor_wait {
 	__u32 flags;		/* EUSRV_SOR_F_NONBLOCK or 0 */
 	__s64 timeout_ns;
 	__u32 revents;		/* out */
-	__u32 reserved;
+	/*
+	 * W_SEND: wait for this many bytes of room (at most the ring's
+	 * size), 0 for any: a small send is copied whole, never interleaved
+	 * with another thread's.
+	 */
+	__u32 room;
 };
 
 #define EUSRV_SOR_LOCK_TID		0x3fffffffU
