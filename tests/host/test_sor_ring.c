@@ -639,7 +639,10 @@ static int held_in_wait;
 
 static void on_wait_yield(struct fake *f)
 {
-	if (__atomic_load_n(&f->hdr.lock, __ATOMIC_RELAXED) & EUSRV_SOR_LOCK_TID)
+	uint32_t me = (uint32_t)syscall(SYS_gettid) & EUSRV_SOR_LOCK_TID;
+
+	/* Another thread may hold it meanwhile; the waiter must not. */
+	if ((__atomic_load_n(&f->hdr.lock, __ATOMIC_RELAXED) & EUSRV_SOR_LOCK_TID) == me)
 		__atomic_add_fetch(&held_in_wait, 1, __ATOMIC_RELAXED);
 	sched_yield();
 }

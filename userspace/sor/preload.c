@@ -110,6 +110,19 @@ static pid_t cached_gettid(void)
 	return tid_cache;
 }
 
+/* What a thread cancelled in a wait leaves behind (sor_real.wait_begin). */
+static pthread_key_t wait_key;
+
+static void wait_begin(void *c)
+{
+	pthread_setspecific(wait_key, c);
+}
+
+static void wait_end(void)
+{
+	pthread_setspecific(wait_key, NULL);
+}
+
 static pid_t real_getpid(void)
 {
 	return (pid_t)syscall(SYS_getpid);
@@ -178,6 +191,9 @@ static void resolve(void)
 	real.fcntl = fcntl_fixed;
 	real.ioctl = ioctl_fixed;
 	real.ioctl_wait = ioctl_cancel;
+	real.wait_begin = wait_begin;
+	real.wait_end = wait_end;
+	pthread_key_create(&wait_key, sor_wait_abandoned);
 	real.open = open_fixed;
 	real.dup3 = dup3_fixed;
 	real.getenv = getenv_fixed;

@@ -42,26 +42,22 @@ static int kx_credit(void *ctx)
 	return sor_r->ioctl(k->fd, EUSRV_SOR_CREDIT, NULL) < 0 ? -errno : 0;
 }
 
-/*
- * A thread cancelled while it waits unwinds past its caller, which holds a
- * reference on the connection (taken by the table lookup): it goes here.
- * The rings' lock is never held across the wait.
- */
-struct wait_guard {
-	struct sor_conn *c;
-};
-
-static void wait_unwound(struct wait_guard *g)
+void sor_wait_abandoned(void *c)
 {
-	if (g->c)
-		sor_conn_put(g->c);
+	sor_conn_put(c);
 }
 
+/*
+ * The wait is a cancellation point.  A thread cancelled in it never
+ * returns to its caller, which holds a reference on the connection (taken
+ * by the table lookup): the front end keeps it for the thread meanwhile
+ * and hands it to sor_wait_abandoned when the thread exits.  The rings'
+ * lock is never held across the wait.
+ */
 static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns,
 		   uint32_t room, uint32_t *revents)
 {
 	const struct sor_kctx *k = ctx;
-	struct wait_guard g __attribute__((cleanup(wait_unwound))) = { .c = k->c };
 	struct eusrv_sor_wait w;
 	int r;
 
@@ -70,8 +66,9 @@ static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns
 	w.flags = nonblock ? EUSRV_SOR_F_NONBLOCK : 0;
 	w.timeout_ns = timeout_ns;
 	w.room = room;
+	sor_r->wait_begin(k->c);
 	r = sor_r->ioctl_wait(k->fd, EUSRV_SOR_WAIT, &w);
-	g.c = NULL;	/* returned: the caller puts its reference */
+	sor_r->wait_end();
 	if (r < 0)
 		return -errno;
 	*revents = w.revents;

@@ -10,7 +10,7 @@ BINS		+= $(SOR_BINS)
 .DEFAULT_GOAL	:= all
 
 $(SOR_LIB): $(SOR_CORE) sor/preload.c $(SOR_HDRS) | $(BUILD)/lib
-	$(CC) $(EUSRV_CFLAGS) $(CFLAGS) -D_GNU_SOURCE -fPIC -shared -fexceptions \
+	$(CC) $(EUSRV_CFLAGS) $(CFLAGS) -D_GNU_SOURCE -fPIC -shared \
 		-fvisibility=hidden -Wl,-z,defs -Wl,-z,now $(LDFLAGS) \
 		-o $@ $(SOR_CORE) sor/preload.c -ldl -lpthread
 

@@ -56,6 +56,12 @@ struct sor_real {
 	int (*ioctl)(int fd, unsigned long req, void *arg);
 	/* The same, a cancellation point: the blocking waits of recv/send. */
 	int (*ioctl_wait)(int fd, unsigned long req, void *arg);
+	/*
+	 * Around ioctl_wait: the thread holds reference C meanwhile; if it
+	 * exits in the wait (cancelled), call sor_wait_abandoned(C) then.
+	 */
+	void (*wait_begin)(void *c);
+	void (*wait_end)(void);
 	int (*open)(const char *path, int flags);
 	int (*fstat)(int fd, struct stat *st);
 	void *(*mmap)(void *addr, size_t len, int prot, int flags, int fd,
@@ -116,5 +122,8 @@ int sor_fstat(int fd, struct stat *st);
 int sor_is_conn(int fd);
 /* The st_mode that fstat & co. report for FD, given the real one. */
 mode_t sor_stat_mode(int fd, mode_t mode);
+
+/* A thread cancelled in a wait (sor_real.wait_begin) has exited. */
+void sor_wait_abandoned(void *c);
 
 #endif /* EUSRV_SOR_CORE_H */
