@@ -104,6 +104,27 @@ static struct sor_listener *sor_ctl_listener(struct sor_ctl *ctl, u16 port)
 }
 
 /*
+ * The caller's descriptor FD if it is a TCP socket over IPv4 or IPv6,
+ * referenced (sockfd_put); else an error.
+ */
+static struct socket *sor_tcp_socket(int fd)
+{
+	struct socket *sock;
+	struct sock *sk;
+	int err;
+
+	sock = sockfd_lookup(fd, &err);
+	if (!sock)
+		return ERR_PTR(err);
+	sk = sock->sk;
+	if (sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_TCP &&
+	    (sk->sk_family == AF_INET || sk->sk_family == AF_INET6))
+		return sock;
+	sockfd_put(sock);
+	return ERR_PTR(-EINVAL);
+}
+
+/*
  * Whether SK, bound to IPv4 address *ADDR (0: any), takes connections
  * from board peers: in the board's network namespace, not bound to
  * loopback, and an IPv6 socket only if it takes IPv4 too.
@@ -140,20 +161,16 @@ static bool sor_listen_reachable(struct sock *sk, __be32 *addr)
  */
 static struct sock *sor_listen_sock(int fd, u16 port, __be32 addr)
 {
-	struct socket *sock;
+	struct socket *sock = sor_tcp_socket(fd);
 	struct sock *sk;
 	__be32 bound;
-	int err;
+	int err = 0;
 
-	sock = sockfd_lookup(fd, &err);
-	if (!sock)
-		return ERR_PTR(err);
+	if (IS_ERR(sock))
+		return ERR_CAST(sock);
 	sk = sock->sk;
 	lock_sock(sk);
-	err = 0;
-	if (sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP ||
-	    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6) ||
-	    sk->sk_state != TCP_LISTEN || inet_sk(sk)->inet_num != port)
+	if (sk->sk_state != TCP_LISTEN || inet_sk(sk)->inet_num != port)
 		err = -EINVAL;
 	else if (!sor_listen_reachable(sk, &bound))
 		err = -EADDRNOTAVAIL;
@@ -643,20 +660,16 @@ static struct sor_conn *sor_accept_claim(struct sock *sk)
 /* The connection of accepted socket FD, claimed; or an error. */
 static struct sor_conn *sor_accept_find(int fd)
 {
+	struct socket *sock = sor_tcp_socket(fd);
 	struct sor_conn *c = NULL;
-	struct socket *sock;
 	struct sock *sk;
-	int err;
 
-	sock = sockfd_lookup(fd, &err);
-	if (!sock)
-		return ERR_PTR(err);
+	if (IS_ERR(sock))
+		return ERR_CAST(sock);
 	sk = sock->sk;
 	lock_sock(sk);
 	/* An IPv6 socket's peer is the dummy's IPv4 address, mapped. */
-	if (sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_TCP &&
-	    (sk->sk_family == AF_INET || sk->sk_family == AF_INET6) &&
-	    sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE)
+	if (sk->sk_state != TCP_LISTEN && sk->sk_state != TCP_CLOSE)
 		c = sor_accept_claim(sk);
 	release_sock(sk);
 	sockfd_put(sock);
@@ -747,20 +760,17 @@ static int sor_connect_fail(struct sor_conn *c, int err)
  */
 static struct file *sor_connect_sock(int fd, u16 *port)
 {
-	struct socket *sock;
+	struct socket *sock = sor_tcp_socket(fd);
 	struct file *file;
 	struct sock *sk;
-	int err;
+	int err = 0;
 
-	sock = sockfd_lookup(fd, &err);
-	if (!sock)
-		return ERR_PTR(err);
+	if (IS_ERR(sock))
+		return ERR_CAST(sock);
 	sk = sock->sk;
 	lock_sock(sk);
 	*port = inet_sk(sk)->inet_num;
-	if (sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP ||
-	    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6) ||
-	    sk->sk_state != TCP_CLOSE || !*port)
+	if (sk->sk_state != TCP_CLOSE || !*port)
 		err = -EINVAL;
 	else if (!net_eq(sock_net(sk), &init_net))
 		err = -ENETUNREACH;

@@ -120,26 +120,25 @@ if [ $driver = yes ]; then
 	# nobody's goes over RDMA and the other two over TCP, each echo
 	# checked; the same for a server run by nobody, its clients root's.
 	asnobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
-	snap
-	out=$(on node1 "prlimit --memlock=32768 $asnobody ${run}$prog many node0 7700 3" 2>&1)
-	rc=$?
-	if deltas conns_opened && [ $rc -eq 0 ] && [ "$d1_conns_opened" -eq 1 ]; then
-		ok "client's RLIMIT_MEMLOCK 32 KiB: 1 of 3 connections over RDMA, the others over TCP, all echoed"
-	else
-		not_ok "client's RLIMIT_MEMLOCK 32 KiB: 1 of 3 connections over RDMA # exit $rc, node1 opened ${d1_conns_opened:-?}"
-		diag "$out"
-	fi
+	# memlock_one WHAT NODE PORT CLIENT_PREFIX: three connections from
+	# node1 to PORT, of which NODE opened exactly one over RDMA.
+	memlock_one() {
+		local what=$1 n=$2 out rc d
+		snap
+		out=$(on node1 "$4${run}$prog many node0 $3 3" 2>&1)
+		rc=$?
+		deltas conns_opened && eval "d=\$d${n}_conns_opened"
+		if [ $rc -eq 0 ] && [ "${d:-}" = 1 ]; then
+			ok "$what RLIMIT_MEMLOCK 32 KiB: 1 of 3 connections over RDMA, the others over TCP, all echoed"
+		else
+			not_ok "$what RLIMIT_MEMLOCK 32 KiB: 1 of 3 connections over RDMA # exit $rc, node$n opened ${d:-?}"
+			diag "$out"
+		fi
+	}
+	memlock_one "client's" 1 7700 "prlimit --memlock=32768 $asnobody "
 	on node0 "prlimit --memlock=32768 $asnobody ${run}$prog serve-many 7710 >/dev/null 2>&1 &"
 	sleep 1
-	snap
-	out=$(on node1 "${run}$prog many node0 7710 3" 2>&1)
-	rc=$?
-	if deltas conns_opened && [ $rc -eq 0 ] && [ "$d0_conns_opened" -eq 1 ]; then
-		ok "server's RLIMIT_MEMLOCK 32 KiB: 1 of 3 clients over RDMA, the others over TCP, all echoed"
-	else
-		not_ok "server's RLIMIT_MEMLOCK 32 KiB: 1 of 3 clients over RDMA # exit $rc, node0 opened ${d0_conns_opened:-?}"
-		diag "$out"
-	fi
+	memlock_one "server's" 0 7710 ""
 
 	# A live connection is visible in eusrvctl conns on both nodes.
 	on node1 "(sleep 4 | ${run}nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"

@@ -256,19 +256,41 @@ static int serve(struct conn *c)
 	return e == 0 ? 0 : -1;
 }
 
+/* A TCP socket of FAMILY listening on PORT at ADDR (IPv4, 0: any), or -1. */
+static int listening(int family, uint32_t addr, uint16_t port, int v6only)
+{
+	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int s = socket(family, SOCK_STREAM, 0), one = 1, r;
+
+	if (s < 0)
+		return -1;
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	s4.sin_addr.s_addr = addr;
+	if (family == AF_INET6) {
+		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
+		r = bind(s, (void *)&s6, sizeof(s6));
+	} else {
+		r = bind(s, (void *)&s4, sizeof(s4));
+	}
+	if (r || listen(s, 16)) {
+		close(s);
+		return -1;
+	}
+	return s;
+}
+
 static int do_server(int port)
 {
 	struct eusrv_sor_listen l = { .port = (uint16_t)port };
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct eusrv_sor_accept a = { .fd = -1 };
 	socklen_t sl = sizeof(sin);
-	int ctl = ctl_open(), ls, s, one = 1;
+	int ctl = ctl_open(), ls, s;
 	struct conn c = {};
 
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	sin.sin_port = htons((uint16_t)port);
-	if (bind(ls, (void *)&sin, sizeof(sin)) || listen(ls, 16)) {
+	ls = listening(AF_INET, INADDR_ANY, (uint16_t)port, 0);
+	if (ls < 0) {
 		perror("listen");
 		return 2;
 	}
@@ -619,30 +641,6 @@ static int do_nbconnect(int node, int port)
 	       "non-blocking CONNECT to a silent peer: ETIMEDOUT within 0.5 s (bound 100 ms)",
 	       fd < 0 ? strerror(e) : "connected");
 	return failures ? 1 : 0;
-}
-
-/* A TCP socket of FAMILY listening on PORT at ADDR (IPv4, 0: any), or -1. */
-static int listening(int family, uint32_t addr, uint16_t port, int v6only)
-{
-	struct sockaddr_in6 s6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
-	struct sockaddr_in s4 = { .sin_family = AF_INET, .sin_port = htons(port) };
-	int s = socket(family, SOCK_STREAM, 0), one = 1, r;
-
-	if (s < 0)
-		return -1;
-	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	s4.sin_addr.s_addr = addr;
-	if (family == AF_INET6) {
-		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
-		r = bind(s, (void *)&s6, sizeof(s6));
-	} else {
-		r = bind(s, (void *)&s4, sizeof(s4));
-	}
-	if (r || listen(s, 4)) {
-		close(s);
-		return -1;
-	}
-	return s;
 }
 
 static int listen_reg(int ctl, int fd, uint32_t addr, uint16_t port)
