@@ -10,6 +10,7 @@
 
 #include <linux/in.h>
 #include <linux/jiffies.h>
+#include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
@@ -71,6 +72,11 @@ static LIST_HEAD(sor_listeners);
 static DEFINE_SPINLOCK(sor_listen_lock);
 static LIST_HEAD(sor_accepting);
 static DEFINE_SPINLOCK(sor_accept_lock);
+/*
+ * Connecting a dummy and dropping it never overlap (the socket goes), and
+ * a dropped connection (dummy_gone) gets no dummy any more.
+ */
+static DEFINE_MUTEX(sor_dummy_mutex);
 
 static unsigned int sor_shift_or_default(unsigned int shift)
 {
@@ -326,11 +332,14 @@ static int sor_dummy_connect(struct sor_conn *c)
 	__be32 addr = c->dummy_addr;
 	struct socket *sock;
 	unsigned long flags;
-	bool gone;
 	int ret;
 
+	lockdep_assert_held(&sor_dummy_mutex);
+	if (c->dummy_gone)
+		return 0;
 	if (!addr)
 		addr = htonl(INADDR_LOOPBACK);
+	/* C's reference on the namespace outlives the socket (drop_dummy). */
 	ret = sock_create_kern(c->net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &sock);
 	if (ret)
 		return ret;
@@ -347,17 +356,10 @@ static int sor_dummy_connect(struct sor_conn *c)
 	}
 	/* Findable by ACCEPT before the listener can see it. */
 	spin_lock_irqsave(&sor_accept_lock, flags);
-	gone = c->dummy_gone;
-	if (!gone) {
-		c->dummy = sock;
-		c->dummy_port = ntohs(sin.sin_port);
-		list_add_tail(&c->accept_link, &sor_accepting);
-	}
+	c->dummy = sock;
+	c->dummy_port = ntohs(sin.sin_port);
+	list_add_tail(&c->accept_link, &sor_accepting);
 	spin_unlock_irqrestore(&sor_accept_lock, flags);
-	if (gone) {
-		sock_release(sock);
-		return 0;
-	}
 
 	sin.sin_addr.s_addr = addr;
 	sin.sin_port = htons(c->lport);
@@ -378,8 +380,11 @@ void sor_setup_dummy(struct sor_conn *c)
 	spin_lock_irqsave(&c->lock, flags);
 	ret = c->released || !sor_st_open(c->state) ? -ECONNABORTED : 0;
 	spin_unlock_irqrestore(&c->lock, flags);
-	if (!ret)
+	if (!ret) {
+		mutex_lock(&sor_dummy_mutex);
 		ret = sor_dummy_connect(c);
+		mutex_unlock(&sor_dummy_mutex);
+	}
 	if (!ret || ret == -ECONNABORTED)
 		return;
 	pr_debug_ratelimited("conn %u: dummy connect to port %u failed: error %d\n",
@@ -613,6 +618,7 @@ void sor_setup_drop_dummy(struct sor_conn *c)
 	unsigned long flags;
 	struct net *net;
 
+	mutex_lock(&sor_dummy_mutex);
 	spin_lock_irqsave(&sor_accept_lock, flags);
 	list_del_init(&c->accept_link);
 	sock = c->dummy;
@@ -623,6 +629,7 @@ void sor_setup_drop_dummy(struct sor_conn *c)
 	spin_unlock_irqrestore(&sor_accept_lock, flags);
 	if (sock)
 		sock_release(sock);
+	mutex_unlock(&sor_dummy_mutex);
 	if (net)
 		put_net(net);
 }

@@ -434,6 +434,8 @@ struct sor_conn *sor_conn_map(int cfd)
 	c->rcv.hdr = (struct eusrv_sor_ring_hdr *)((char *)map + in.rcv_hdr_off);
 	c->rcv.data = (unsigned char *)map + in.rcv_data_off;
 	c->rcv.size = in.rcv_size;
+	sor_ring_seen_init(&c->snd);
+	sor_ring_seen_init(&c->rcv);
 	sor_ring_spin_init(&c->rcv);
 	c->id = in.id;
 	c->node = in.node;

@@ -290,6 +290,43 @@ uint32_t sor_ring_queued(const struct sor_ring *snd)
 	return LOAD(&snd->hdr->tail) - LOAD_ACQ(&snd->hdr->head);
 }
 
+/*
+ * The other side's index as last read, as AF_XDP's rings cache theirs: the
+ * line the kernel and the engine write is read again only when what this
+ * process knows runs short.  Both indexes only move forward, so a stale
+ * copy errs on the safe side (less data, less room); one that another
+ * process has overtaken is noticed (more than a ring) and read again.
+ */
+static uint32_t seen_tail(struct sor_ring *r, uint32_t head, bool fresh)
+{
+	uint32_t t = __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
+
+	/* Read again: asked to, none known, or overtaken by another process. */
+	if (fresh || (uint32_t)(t - head - 1) >= r->size) {
+		t = LOAD_ACQ(&r->hdr->tail);
+		__atomic_store_n(&r->seen, t, __ATOMIC_RELAXED);
+	}
+	return t;
+}
+
+void sor_ring_seen_init(struct sor_ring *r)
+{
+	/* The head: nothing known to read (receive), a real head (send). */
+	__atomic_store_n(&r->seen, LOAD_ACQ(&r->hdr->head), __ATOMIC_RELAXED);
+}
+
+/* The send head: read again when the room known is short of WANT. */
+static uint32_t seen_head(struct sor_ring *r, uint32_t tail, uint32_t want)
+{
+	uint32_t h = __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
+
+	if (tail - h > r->size || r->size - (tail - h) < want) {
+		h = LOAD_ACQ(&r->hdr->head);
+		__atomic_store_n(&r->seen, h, __ATOMIC_RELAXED);
+	}
+	return h;
+}
+
 /* ---- receive -------------------------------------------------------------- */
 
 ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
@@ -302,7 +339,7 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 	size_t want = iov_total(iov, iovcnt), done = 0;
 	int nonblock = x->flags & SOR_X_DONTWAIT ? 1 : -1;	/* -1: ask */
 	int64_t deadline = -1;
-	bool spun = false, timed = false;
+	bool spun = false, timed = false, fresh = false;
 	struct cursor c;
 	ssize_t ret;
 
@@ -313,7 +350,7 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 	if (ret)
 		return ret;
 	for (;;) {
-		uint32_t head = LOAD(&h->head), tail = LOAD_ACQ(&h->tail);
+		uint32_t head = LOAD(&h->head), tail = seen_tail(r, head, fresh);
 		uint32_t avail = tail - head, flags, rev = 0;
 		int64_t left;
 		int e;
@@ -339,7 +376,9 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 					n = avail;
 				ring_to_iov(r, head, (uint32_t)n, &c, discard);
 				STORE_REL(&h->head, head + (uint32_t)n);
-				if (eusrv_sor_credit_due(head + (uint32_t)n, LOAD_ACQ(&h->tail),
+				/* The tail is read only when credit may be due. */
+				if (head + (uint32_t)n - LOAD(&h->reported) >= r->size / 4 &&
+				    eusrv_sor_credit_due(head + (uint32_t)n, LOAD_ACQ(&h->tail),
 							 LOAD(&h->reported), r->size))
 					k->credit(ctx);
 				done += n;
@@ -349,6 +388,11 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 				}
 				continue;	/* more may be there already */
 			}
+		}
+		/* Short by what was known: look at the tail itself first. */
+		if (!fresh) {
+			fresh = true;
+			continue;
 		}
 		/* Nothing (more) to take: EOF, error, or wait. */
 		flags = LOAD_ACQ(&h->flags);
@@ -468,8 +512,8 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			ret = (ssize_t)done;
 			break;
 		}
-		head = LOAD_ACQ(&h->head);
 		tail = LOAD(&h->tail);
+		head = seen_head(r, tail, left < r->size ? (uint32_t)left : r->size);
 		used = tail - head;
 		if (used > r->size) {
 			ret = done ? (ssize_t)done : -EIO;

@@ -31,6 +31,11 @@ struct sor_ring {
 	struct eusrv_sor_ring_hdr *hdr;
 	unsigned char *data;
 	uint32_t size;		/* power of two */
+	/*
+	 * The other side's index as this process last read it (the receive
+	 * tail, the send head), used under the ring's lock.
+	 */
+	uint32_t seen;
 	struct sor_spin spin;	/* receive rings; accessed with atomics */
 };
 
@@ -98,6 +103,12 @@ ssize_t sor_ring_send(struct sor_ring *snd, const struct sor_kops *k,
 /* Bytes readable now / bytes queued in the send ring. */
 uint32_t sor_ring_readable(const struct sor_ring *rcv);
 uint32_t sor_ring_queued(const struct sor_ring *snd);
+
+/*
+ * The other side's index as read now: a mapped ring's cached copy must
+ * start from a value that was really there.
+ */
+void sor_ring_seen_init(struct sor_ring *r);
 
 /* A receive ring's adaptive spin starts with its first budget. */
 void sor_ring_spin_init(struct sor_ring *r);
