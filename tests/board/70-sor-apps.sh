@@ -86,7 +86,7 @@ if [ $driver = yes ]; then
 		"many 1000" "cycles 10000" "scribble" "closeflush 200000" \
 		"inetd 1000000" "reexec 1000000" "execclient 200000" "passfd 200000" \
 		"signals" "shutrd" "sigcycles 300" "async 50" "preopts" "linger0" \
-		"locks" "slowread 16777216" "vfork" "cancel 20"; do
+		"locks" "slowread 16777216" "vfork" "cancel 20" "mmsg"; do
 		set -- $t
 		port=7600
 		case $1 in many|cycles|scribble) port=7700 ;; sigcycles) port=7620 ;; esac

@@ -163,6 +163,8 @@ static void resolve(void)
 	NEXT(sendto, "sendto");
 	NEXT(recvmsg, "recvmsg");
 	NEXT(sendmsg, "sendmsg");
+	NEXT(sendmmsg, "sendmmsg");
+	NEXT(recvmmsg, "recvmmsg");
 	NEXT(sendfile, "sendfile");
 	NEXT(shutdown, "shutdown");
 	NEXT(getsockopt, "getsockopt");
@@ -340,6 +342,19 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	R();
 	return sor_sendmsg(fd, msg, flags);
+}
+
+EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
+{
+	R();
+	return sor_sendmmsg(fd, vec, vlen, flags);
+}
+
+EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+		    struct timespec *timeout)
+{
+	R();
+	return sor_recvmmsg(fd, vec, vlen, flags, timeout);
 }
 
 EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)

@@ -353,6 +353,107 @@ ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags)
 	return do_send(fd, c, &s, flags);
 }
 
+/*
+ * sendmmsg and recvmmsg on a connection: one sendmsg or recvmsg a
+ * message, as the kernel's own are on a stream socket.  An error after
+ * at least one message ends the call with the count (the error shows at
+ * the next call); recvmmsg stops at EOF, takes MSG_WAITFORONE, and looks
+ * at its timeout after each message, as the kernel's does.
+ */
+int sor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	unsigned int i;
+	int e = errno;
+	ssize_t r;
+
+	if (!c) {
+		int n = sor_r->sendmmsg(fd, vec, vlen, flags);
+
+		if (!adopted(n, fd, &c))
+			return n;
+	}
+	sor_conn_put(c);	/* each message looks it up again */
+	if (vlen && !vec)
+		return (int)sor_fail(-EFAULT);
+	if (vlen > IOV_MAX)
+		vlen = IOV_MAX;
+	for (i = 0; i < vlen; i++) {
+		r = sor_sendmsg(fd, &vec[i].msg_hdr, flags);
+		if (r < 0) {
+			if (!i)
+				return -1;
+			break;
+		}
+		vec[i].msg_len = (unsigned int)r;
+	}
+	errno = e;
+	return (int)i;
+}
+
+int sor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+		 struct timespec *timeout)
+{
+	struct sor_conn *c = sor_fd_get(fd);
+	int64_t deadline = 0, now;
+	struct timespec ts;
+	unsigned int i;
+	int e = errno;
+	ssize_t r;
+
+	if (!c) {
+		int n = sor_r->recvmmsg(fd, vec, vlen, flags, timeout);
+
+		if (!adopted(n, fd, &c))
+			return n;
+	}
+	sor_conn_put(c);
+	if (vlen && !vec)
+		return (int)sor_fail(-EFAULT);
+	if (timeout) {
+		if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 ||
+		    timeout->tv_nsec >= NS_PER_S)
+			return (int)sor_fail(-EINVAL);
+		sor_r->clock_gettime(CLOCK_MONOTONIC, &ts);
+		deadline = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec +
+			   (int64_t)timeout->tv_sec * NS_PER_S + timeout->tv_nsec;
+	}
+	if (vlen > IOV_MAX)
+		vlen = IOV_MAX;
+	for (i = 0; i < vlen; i++) {
+		r = sor_recvmsg(fd, &vec[i].msg_hdr, flags & ~MSG_WAITFORONE);
+		if (r < 0) {
+			if (!i)
+				return -1;
+			break;
+		}
+		vec[i].msg_len = (unsigned int)r;
+		if (!r) {
+			i++;
+			break;	/* EOF */
+		}
+		if (flags & MSG_WAITFORONE)
+			flags |= MSG_DONTWAIT;
+		if (timeout) {
+			sor_r->clock_gettime(CLOCK_MONOTONIC, &ts);
+			now = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+			if (now >= deadline) {
+				i++;
+				break;
+			}
+		}
+	}
+	if (timeout) {
+		sor_r->clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+		now = deadline > now ? deadline - now : 0;
+		timeout->tv_sec = (time_t)(now / NS_PER_S);
+		timeout->tv_nsec = (long)(now % NS_PER_S);
+	}
+	errno = e;
+	return (int)i;
+}
+
 /* sendfile's source: the file IN, at *OFF (pread) or its own offset. */
 struct file_src {
 	int in;

@@ -44,6 +44,9 @@ struct sor_real {
 	ssize_t (*recvmsg)(int fd, struct msghdr *msg, int flags);
 	ssize_t (*sendmsg)(int fd, const struct msghdr *msg, int flags);
 	ssize_t (*sendfile)(int out, int in, off_t *off, size_t n);
+	int (*sendmmsg)(int fd, struct mmsghdr *vec, unsigned int vlen, int flags);
+	int (*recvmmsg)(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+			struct timespec *timeout);
 	int (*shutdown)(int fd, int how);
 	int (*getsockopt)(int fd, int level, int name, void *val, socklen_t *len);
 	int (*setsockopt)(int fd, int level, int name, const void *val,
@@ -109,6 +112,9 @@ ssize_t sor_sendto(int fd, const void *buf, size_t n, int flags,
 		   const struct sockaddr *addr, socklen_t len);
 ssize_t sor_recvmsg(int fd, struct msghdr *msg, int flags);
 ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags);
+int sor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags);
+int sor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+		 struct timespec *timeout);
 ssize_t sor_sendfile(int out, int in, off_t *off, size_t n);
 int sor_shutdown(int fd, int how);
 int sor_getsockopt(int fd, int level, int name, void *val, socklen_t *len);

@@ -2003,6 +2003,67 @@ static void t_cancel(const char *host, const char *port, uint64_t n)
 	       mode, i);
 }
 
+/* ---- sendmmsg and recvmmsg ---- */
+
+/*
+ * Three messages in one sendmmsg, each with its length; the echo comes
+ * back through recvmmsg with MSG_WAITFORONE and a timeout, byte for byte.
+ */
+static void t_mmsg(const char *host, const char *port, uint64_t n)
+{
+	static const size_t len[3] = { 100, 5000, 70000 };
+	static unsigned char out[75100], in[75100];
+	struct mmsghdr m[3];
+	struct iovec v[3];
+	size_t total = 0, got = 0, i;
+	int fd = start(host, port, 'E'), r, calls = 0;
+
+	(void)n;
+	for (i = 0; i < sizeof(out); i++)
+		out[i] = (unsigned char)(i * 13 + 7);
+	memset(m, 0, sizeof(m));
+	for (i = 0; i < 3; i++) {
+		v[i].iov_base = out + total;
+		v[i].iov_len = len[i];
+		m[i].msg_hdr.msg_iov = &v[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+		total += len[i];
+	}
+	alarm(30);
+	r = sendmmsg(fd, m, 3, 0);
+	if (r != 3 || m[0].msg_len != len[0] || m[1].msg_len != len[1] ||
+	    m[2].msg_len != len[2])
+		fail("sendmmsg: not 3 messages of their lengths");
+	while (got < total) {
+		struct timespec tmo = { .tv_sec = 5 };
+
+		for (i = 0; i < 3; i++) {
+			v[i].iov_base = in + got + i * ((total - got) / 3);
+			v[i].iov_len = i < 2 ? (total - got) / 3 :
+				       total - got - 2 * ((total - got) / 3);
+		}
+		r = recvmmsg(fd, m, 3, MSG_WAITFORONE, &tmo);
+		if (r < 1)
+			fail("recvmmsg: no message");
+		/*
+		 * The stream goes on from one message to the next: gather
+		 * what each got, in order (each buffer lies at or after the
+		 * end of what is gathered before it).
+		 */
+		for (i = 0; i < (size_t)r; i++) {
+			memmove(in + got, v[i].iov_base, m[i].msg_len);
+			got += m[i].msg_len;
+		}
+		calls++;
+	}
+	alarm(0);
+	if (got != total || memcmp(in, out, total))
+		fail("the echo through recvmmsg differs");
+	close(fd);
+	printf("ok %s: 3 messages (%zu bytes) with sendmmsg, echoed back through %d recvmmsg calls\n",
+	       mode, total, calls);
+}
+
 /* ---- a vfork child changes its own descriptors only ---- */
 
 /*
@@ -2059,7 +2120,7 @@ static const struct {
 	{ "sigcycles", t_cycles },	/* against serve-sig */
 	{ "async", t_async }, { "preopts", t_preopts }, { "linger0", t_linger0 },
 	{ "locks", t_locks }, { "slowread", t_slowread }, { "vfork", t_vfork },
-	{ "cancel", t_cancel },
+	{ "cancel", t_cancel }, { "mmsg", t_mmsg },
 };
 
 /*
