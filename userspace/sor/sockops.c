@@ -396,7 +396,6 @@ int sor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 {
 	struct sor_conn *c = sor_fd_get(fd);
 	int64_t deadline = 0, now;
-	struct timespec ts;
 	unsigned int i;
 	int e = errno;
 	ssize_t r;
@@ -414,9 +413,8 @@ int sor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 		if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 ||
 		    timeout->tv_nsec >= NS_PER_S)
 			return (int)sor_fail(-EINVAL);
-		sor_r->clock_gettime(CLOCK_MONOTONIC, &ts);
-		deadline = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec +
-			   (int64_t)timeout->tv_sec * NS_PER_S + timeout->tv_nsec;
+		deadline = kx_now(NULL) + (int64_t)timeout->tv_sec * NS_PER_S +
+			   timeout->tv_nsec;
 	}
 	if (vlen > IOV_MAX)
 		vlen = IOV_MAX;
@@ -434,18 +432,13 @@ int sor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 		}
 		if (flags & MSG_WAITFORONE)
 			flags |= MSG_DONTWAIT;
-		if (timeout) {
-			sor_r->clock_gettime(CLOCK_MONOTONIC, &ts);
-			now = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-			if (now >= deadline) {
-				i++;
-				break;
-			}
+		if (timeout && kx_now(NULL) >= deadline) {
+			i++;
+			break;
 		}
 	}
 	if (timeout) {
-		sor_r->clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+		now = kx_now(NULL);
 		now = deadline > now ? deadline - now : 0;
 		timeout->tv_sec = (time_t)(now / NS_PER_S);
 		timeout->tv_nsec = (long)(now % NS_PER_S);
