@@ -54,7 +54,8 @@ static int ioctl_fixed(int fd, unsigned long req, void *arg)
 /*
  * The blocking waits are cancellation points, as the calls they serve
  * are: asynchronous cancellation for the time of the system call, as
- * glibc's own wrappers do (the core's cleanup runs on the way out).
+ * glibc's own wrappers do (the reference the thread holds goes with the
+ * wait key's destructor when it exits).
  */
 static int ioctl_cancel(int fd, unsigned long req, void *arg)
 {
