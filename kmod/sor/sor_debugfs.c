@@ -7,10 +7,19 @@
  *   /sys/kernel/debug/eusrv_sor/drop_nacks
  *					write N: the next N NACK requests
  *					this node sends are lost on the way
+ *   /sys/kernel/debug/eusrv_sor/serve_delay_ms
+ *					each ConnRQ waits this long before
+ *					it is served (a slow server)
+ *   /sys/kernel/debug/eusrv_sor/forge_addr
+ *					this node's ADDR names this frame
+ *					instead of its rings (a hostile
+ *					server; 0: its own)
  *
  * so that a test can prove the peer never waits for ever on it (RST,
- * PROBE: docs/protocol.md sections 2 and 5), and that a lost NACK is
- * resent (section 6).  Root only.
+ * PROBE: docs/protocol.md sections 2 and 5), that a lost NACK is resent
+ * (section 6), that a connect() a signal interrupts behaves as TCP's, and
+ * that a client refuses or survives a hostile ADDR (section 7).  Root
+ * only.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -21,6 +30,8 @@
 
 static struct dentry *sor_debugfs_dir;
 atomic_t sor_drop_nacks = ATOMIC_INIT(0);
+u32 sor_serve_delay_ms;
+u64 sor_forge_addr;
 
 static ssize_t sor_forget_write(struct file *file, const char __user *buf,
 				size_t count, loff_t *ppos)
@@ -51,6 +62,10 @@ void sor_debugfs_init(void)
 			    &sor_forget_fops);
 	debugfs_create_atomic_t("drop_nacks", 0600, sor_debugfs_dir,
 				&sor_drop_nacks);
+	debugfs_create_u32("serve_delay_ms", 0600, sor_debugfs_dir,
+			   &sor_serve_delay_ms);
+	debugfs_create_x64("forge_addr", 0600, sor_debugfs_dir,
+			   &sor_forge_addr);
 }
 
 void sor_debugfs_exit(void)

@@ -16,6 +16,8 @@
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/sockios.h>
+#include <linux/splice.h>
+#include <linux/uio.h>
 #include <linux/uaccess.h>
 #include <asm/ioctls.h>
 
@@ -121,26 +123,28 @@ static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 	return 0;
 }
 
-/* Copy N bytes at position POS of a ring to or from user memory. */
-static int sor_copy_ring(void *ring, u32 size, u32 pos, void __user *ubuf,
-			 u32 n, bool to_user)
+/*
+ * Copy up to N bytes at position POS of a ring to or from ITER (user
+ * memory, or a pipe's pages for splice and sendfile): the bytes copied.
+ */
+static u32 sor_copy_ring(void *ring, u32 size, u32 pos, struct iov_iter *iter,
+			 u32 n, bool to_iter)
 {
 	struct sor_extent ext[2];
 	unsigned int i, nr = sor_ring_split(pos, n, size, ext);
 	u32 done = 0;
+	size_t got;
 
 	for (i = 0; i < nr; i++) {
 		void *k = ring + ext[i].off;
-		void __user *u = ubuf + done;
-		unsigned long left = to_user ?
-			copy_to_user(u, k, ext[i].len) :
-			copy_from_user(k, u, ext[i].len);
 
-		if (left)
-			return -EFAULT;
-		done += ext[i].len;
+		got = to_iter ? copy_to_iter(k, ext[i].len, iter) :
+				copy_from_iter(k, ext[i].len, iter);
+		done += got;
+		if (got < ext[i].len)
+			break;
 	}
-	return 0;
+	return done;
 }
 
 static bool sor_readable(struct sor_conn *c)
@@ -157,7 +161,7 @@ static bool sor_writable(struct sor_conn *c)
  * The bytes readable at the receive head, the lock taken (0 and the lock
  * released at EOF, or a negative error).
  */
-static long sor_read_ready(struct sor_conn *c, struct file *file, u32 *headp)
+static long sor_read_ready(struct sor_conn *c, bool nonblock, u32 *headp)
 {
 	unsigned long flags;
 	u32 head, avail;
@@ -189,7 +193,7 @@ static long sor_read_ready(struct sor_conn *c, struct file *file, u32 *headp)
 		spin_unlock_irqrestore(&c->lock, flags);
 		/* Never waiting with the lock held. */
 		sor_ulock_give(c, EUSRV_SOR_LOCK_RECV);
-		if (file->f_flags & O_NONBLOCK)
+		if (nonblock)
 			return -EAGAIN;
 		ret = sor_data_arm(c);
 		if (ret)
@@ -203,21 +207,28 @@ out:
 	return ret;
 }
 
-static ssize_t sor_file_read(struct file *file, char __user *buf, size_t count,
-			     loff_t *ppos)
+/* Whether an I/O request may not sleep (O_NONBLOCK, or io_uring's NOWAIT). */
+static bool sor_iocb_nonblock(const struct kiocb *iocb)
 {
-	struct sor_conn *c = file->private_data;
+	return (iocb->ki_filp->f_flags & O_NONBLOCK) ||
+	       (iocb->ki_flags & IOCB_NOWAIT);
+}
+
+static ssize_t sor_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct sor_conn *c = iocb->ki_filp->private_data;
 	unsigned long flags;
 	long avail;
 	u32 head, n;
 
-	if (!count)
+	if (!iov_iter_count(to))
 		return 0;
-	avail = sor_read_ready(c, file, &head);
+	avail = sor_read_ready(c, sor_iocb_nonblock(iocb), &head);
 	if (avail <= 0)
 		return avail;
-	n = (u32)min_t(size_t, avail, count);
-	if (sor_copy_ring(c->rcv_data, c->rcv_size, head, buf, n, true)) {
+	n = (u32)min_t(size_t, avail, iov_iter_count(to));
+	n = sor_copy_ring(c->rcv_data, c->rcv_size, head, to, n, true);
+	if (!n) {
 		sor_ulock_give(c, EUSRV_SOR_LOCK_RECV);
 		return -EFAULT;
 	}
@@ -271,9 +282,9 @@ static long sor_write_room(struct sor_conn *c, bool nonblock, u32 *tailp)
 	}
 }
 
-/* Write up to COUNT bytes into the send ring: bytes written, or an error. */
-static ssize_t sor_write_some(struct sor_conn *c, const char __user *buf,
-			      size_t count, bool nonblock)
+/* Write what ITER holds into the send ring as room allows: bytes written, or an error. */
+static ssize_t sor_write_some(struct sor_conn *c, struct iov_iter *from,
+			      bool nonblock)
 {
 	unsigned long flags;
 	long space;
@@ -282,9 +293,9 @@ static ssize_t sor_write_some(struct sor_conn *c, const char __user *buf,
 	space = sor_write_room(c, nonblock, &tail);
 	if (space < 0)
 		return space;
-	n = (u32)min_t(size_t, space, count);
-	if (sor_copy_ring(c->snd_data, c->snd_size, tail, (void __user *)buf, n,
-			  false)) {
+	n = (u32)min_t(size_t, space, iov_iter_count(from));
+	n = sor_copy_ring(c->snd_data, c->snd_size, tail, from, n, false);
+	if (!n) {
 		sor_ulock_give(c, EUSRV_SOR_LOCK_SEND);
 		return -EFAULT;
 	}
@@ -297,16 +308,16 @@ static ssize_t sor_write_some(struct sor_conn *c, const char __user *buf,
 	return n;
 }
 
-static ssize_t sor_file_write(struct file *file, const char __user *buf,
-			      size_t count, loff_t *ppos)
+/* A write, or sendfile and splice into the connection (iter_file_splice_write). */
+static ssize_t sor_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	struct sor_conn *c = file->private_data;
-	bool nonblock = file->f_flags & O_NONBLOCK;
+	struct sor_conn *c = iocb->ki_filp->private_data;
+	bool nonblock = sor_iocb_nonblock(iocb);
 	size_t done = 0;
 	ssize_t n;
 
-	while (done < count) {
-		n = sor_write_some(c, buf + done, count - done, nonblock);
+	while (iov_iter_count(from)) {
+		n = sor_write_some(c, from, nonblock);
 		if (n < 0) {
 			if (n == -EPIPE && !done)
 				send_sig(SIGPIPE, current, 0);
@@ -567,8 +578,11 @@ static int sor_file_fasync(int fd, struct file *file, int on)
 static const struct file_operations sor_file_fops = {
 	.owner = THIS_MODULE,
 	.release = sor_file_release,
-	.read = sor_file_read,
-	.write = sor_file_write,
+	.read_iter = sor_file_read_iter,
+	.write_iter = sor_file_write_iter,
+	/* splice, tee's source pipe and sendfile, either way, as a TCP socket's */
+	.splice_read = generic_file_splice_read,
+	.splice_write = iter_file_splice_write,
 	.poll = sor_file_poll,
 	.mmap = sor_file_mmap,
 	.fasync = sor_file_fasync,

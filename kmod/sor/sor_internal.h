@@ -336,6 +336,10 @@ void sor_setup_exit(void);
 /* sor_debugfs.c */
 /* Fault injection (sor_debugfs.c): NACK requests still to lose. */
 extern atomic_t sor_drop_nacks;
+/* ... a slow server: ms each ConnRQ waits before it is served. */
+extern u32 sor_serve_delay_ms;
+/* ... a hostile server: the frame its ADDR names instead of its own (0: its own). */
+extern u64 sor_forge_addr;
 void sor_debugfs_init(void);
 void sor_debugfs_exit(void);
 

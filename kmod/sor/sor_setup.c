@@ -9,6 +9,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/in.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
@@ -413,6 +414,8 @@ static void sor_setup_serve(struct work_struct *w)
 	u64 frame;
 	int ret, why;
 
+	if (READ_ONCE(sor_serve_delay_ms))
+		msleep(min(READ_ONCE(sor_serve_delay_ms), SOR_MAX_TIMEOUT_MS));
 	c = sor_conn_new(node, false);
 	if (IS_ERR(c)) {
 		sor_refuse(node, r->client_id, ENOMEM);
@@ -439,7 +442,7 @@ static void sor_setup_serve(struct work_struct *w)
 		ret = sor_conn_alloc_rings(c);
 	}
 	if (!ret) {
-		frame = sor_conn_ring_phys(c->rcv_blk);
+		frame = READ_ONCE(sor_forge_addr) ?: sor_conn_ring_phys(c->rcv_blk);
 		ret = sor_setup_send(node, eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc));
 		/* From now on the client's engine may write into our block. */
 		c->peer_may_write = true;

@@ -86,7 +86,8 @@ if [ $driver = yes ]; then
 		"many 1000" "cycles 10000" "scribble" "closeflush 200000" \
 		"inetd 1000000" "reexec 1000000" "execclient 200000" "passfd 200000" \
 		"signals" "shutrd" "sigcycles 300" "async 50" "preopts" "linger0" \
-		"locks" "slowread 16777216" "vfork" "cancel 20" "mmsg"; do
+		"locks" "slowread 16777216" "vfork" "cancel 20" "mmsg" \
+		"splice 1048576"; do
 		set -- $t
 		port=7600
 		case $1 in many|cycles|scribble) port=7700 ;; sigcycles) port=7620 ;; esac
@@ -104,7 +105,7 @@ if [ $driver = yes ]; then
 		epoll) over_rdma "sor-test $1" $((2 * $2)) $port ;;
 		halfclose) over_rdma "sor-test $1" "$2" $port ;;
 		closeflush) over_rdma "sor-test $1" $((10 * $2)) $port ;;
-		slowread) over_rdma "sor-test $1" $((2 * $2)) $port ;;
+		slowread|splice) over_rdma "sor-test $1" $((2 * $2)) $port ;;
 		inetd|reexec|execclient|passfd) over_rdma "sor-test $1" $((2 * $2)) $port ;;
 		fork) over_rdma "sor-test $1" $((2000 * 64)) $port ;;
 		threads) over_rdma "sor-test $1" $((4 * 3000 * 64)) $port ;;
@@ -113,6 +114,38 @@ if [ $driver = yes ]; then
 		many|cycles|sigcycles) opened "sor-test $1" "$2" $port ;;
 		*) over_rdma "sor-test $1" 1 $port ;;
 		esac
+	done
+
+	# A slow server (its driver serves each ConnRQ 600 ms late) and a
+	# signal 200 ms into connect(): SA_RESTART goes on over RDMA, without
+	# it connect() says EINTR and goes on over TCP.  Then a hostile
+	# server's forged ADDR: refused when it reaches past its memory
+	# window (TCP instead), a failed transfer when it only lies past its
+	# RAM.  Each program checks the path it took itself.
+	dbg=/sys/kernel/debug/eusrv_sor
+	for t in "sigconnect serve_delay_ms 600" "intrconnect serve_delay_ms 600" \
+		"badaddr 0 forge_addr 0x7fffff0000" "badaddr 1 forge_addr 0x7ffff00000"; do
+		set -- $t
+		what=$1 arg=
+		if [ $# -eq 4 ]; then
+			arg=$2 what="$1 $2"
+			set -- "$1" "$3" "$4"
+		fi
+		snap
+		if ! on node0 "echo $3 >$dbg/$2"; then
+			not_ok "sor-test $what: node0 $dbg/$2 = $3"
+			continue
+		fi
+		out=$(on node1 "${run}$prog $1 node0 7600 $arg" 2>&1)
+		rc=$?
+		on node0 "echo 0 >$dbg/$2"
+		if [ $rc -eq 0 ]; then
+			ok "sor-test $what ($2 $3): $(printf '%s\n' "$out" | tail -n 1)"
+		else
+			not_ok "sor-test $what ($2 $3) # exit $rc"
+			diag "$out"
+		fi
+		[ "$1" = sigconnect ] && over_rdma "sor-test $1" 65536 7600
 	done
 
 	# Rings count against their user's locked-memory limit: with 32 KiB

@@ -484,6 +484,31 @@ static int install(int cfd, int fd, bool cloexec, struct sor_conn *c)
 
 /* ---- connect ------------------------------------------------------------- */
 
+/*
+ * A signal (no SA_RESTART) ended set-up: as TCP's connect(), the attempt
+ * goes on in the background and the call says EINTR; poll, SO_ERROR or a
+ * later connect() tell how it ended.  It goes on over TCP, started here
+ * without blocking.
+ */
+static int interrupted(int fd, int fl, const struct sockaddr *addr,
+		       socklen_t len, const struct sockaddr_in *dst)
+{
+	int r, e;
+
+	if (!(fl & O_NONBLOCK))
+		sor_r->fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	errno = 0;
+	r = sor_r->connect(fd, addr, len);
+	e = errno;
+	if (!(fl & O_NONBLOCK))
+		sor_r->fcntl(fd, F_SETFL, fl);
+	note_dest(fd, EUSRV_SOR_R_OTHER, EINTR, dst);
+	if (r < 0 && e == EINPROGRESS)
+		e = EINTR;
+	errno = e;
+	return r;
+}
+
 int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct sor_conn *c = sor_fd_get(fd);
@@ -560,7 +585,7 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	if (cfd < 0) {
 		e = errno;
 		if (e == EINTR)
-			return -1;
+			return interrupted(fd, fl, addr, len, &dst);
 		errno = 0;
 		r = sor_r->connect(fd, addr, len);
 		note_dest(fd, reason_of(e), e, &dst);

@@ -477,13 +477,9 @@ ssize_t sor_sendfile(int out, int in, off_t *off, size_t n)
 	struct file_src f = { .in = in, .off = off };
 	struct sor_src s;
 
-	if (!c) {
-		ssize_t r = sor_r->sendfile(out, in, off, n);
-
-		/* A connection file has no splice: EINVAL, not ENOTSOCK. */
-		if (r >= 0 || errno != EINVAL || !(c = sor_adopt(out)))
-			return r;
-	}
+	/* One not adopted yet is served by the driver's splice_write. */
+	if (!c)
+		return sor_r->sendfile(out, in, off, n);
 	if (off && *off < 0) {
 		sor_conn_put(c);
 		return sor_fail(-EINVAL);

@@ -43,6 +43,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/select.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -2072,6 +2073,286 @@ static void t_mmsg(const char *host, const char *port, uint64_t n)
 	       mode, total, calls);
 }
 
+/* ---- splice, tee and sendfile, the connection either end ---- */
+
+/* A scratch file of N bytes: its descriptor (unlinked). */
+static int scratch(size_t n, const unsigned char *fill)
+{
+	char path[] = "/tmp/sor-splice-XXXXXX";
+	int f = mkstemp(path);
+
+	if (f < 0)
+		die("mkstemp");
+	unlink(path);
+	if (fill)
+		write_all(f, fill, n);
+	return f;
+}
+
+/*
+ * Move N bytes from IN to OUT with splice through PIPE_, each piece first
+ * tee'd to COPY and read back from it against WANT.  (tee copies whole
+ * pipe buffers, so it may take less than a piece: the rest goes on the
+ * next round.)
+ */
+static void splice_n(int in, int out, const int pipe_[2], const int copy[2],
+		     const unsigned char *want, size_t n)
+{
+	static unsigned char teed[65536];
+
+	while (n) {
+		ssize_t got = splice(in, NULL, pipe_[1], NULL, n, 0);
+
+		if (got <= 0)
+			fail("splice from the connection into a pipe");
+		n -= (size_t)got;
+		while (got) {
+			ssize_t t = tee(pipe_[0], copy[1], (size_t)got, 0), m, r;
+
+			if (t <= 0 || t > (ssize_t)sizeof(teed))
+				fail("tee of what came from the connection");
+			for (m = 0; m < t; m += r) {
+				r = splice(pipe_[0], NULL, out, NULL, (size_t)(t - m), 0);
+				if (r <= 0)
+					fail("splice from the pipe into a file");
+			}
+			for (m = 0; m < t; m += r) {
+				r = read(copy[0], teed + m, (size_t)(t - m));
+				if (r <= 0)
+					fail("read of the tee'd copy");
+			}
+			if (memcmp(teed, want, (size_t)t))
+				fail("the tee'd copy differs");
+			want += t;
+			got -= t;
+		}
+	}
+}
+
+/*
+ * Data goes out with sendfile from a file into the connection (the
+ * library's, and the kernel's own for the first round) and comes
+ * back from the echo server with splice (through tee) into a file.  A
+ * connection is no sendfile source, as no socket is (EINVAL: the kernel
+ * splices directly only from regular files and block devices).
+ */
+static void t_splice(const char *host, const char *port, uint64_t n)
+{
+	const size_t chunk = 65536;
+	int fd = start(host, port, 'E'), in, out, p[2], q[2];
+	size_t total = n ? n : 1048576, off, i;
+	unsigned char *src, *back;
+	off_t pos = 0;
+
+	src = malloc(total);
+	back = malloc(total);
+	if (!src || !back)
+		die("malloc");
+	for (i = 0; i < total; i++)
+		src[i] = (unsigned char)(i * 7 + (i >> 11));
+	in = scratch(total, src);
+	out = scratch(0, NULL);
+	if (pipe(p) || pipe(q))
+		die("pipe");
+	if (fcntl(p[1], F_SETPIPE_SZ, (int)chunk) < 0 ||
+	    fcntl(q[1], F_SETPIPE_SZ, (int)chunk) < 0)
+		die("F_SETPIPE_SZ");
+	alarm(60);
+	errno = 0;
+	if (sendfile(out, fd, NULL, 1) != -1 || errno != EINVAL)
+		fail("sendfile from the connection: not EINVAL, as from a TCP socket");
+	for (off = 0; off < total; off += chunk) {
+		size_t len = total - off < chunk ? total - off : chunk;
+		size_t sent = 0;
+
+		while (sent < len) {
+			/* The first round past the library, into the driver's splice_write. */
+			ssize_t r = off ? sendfile(fd, in, &pos, len - sent) :
+				    syscall(SYS_sendfile, fd, in, &pos, len - sent);
+
+			if (r <= 0)
+				fail("sendfile from a file into the connection");
+			sent += (size_t)r;
+		}
+		splice_n(fd, out, p, q, src + off, len);
+	}
+	alarm(0);
+	if (pread(out, back, total, 0) != (ssize_t)total ||
+	    memcmp(back, src, total))
+		fail("the echo through splice differs");
+	close(in);
+	close(out);
+	close(fd);
+	free(src);
+	free(back);
+	printf("ok %s: %zu bytes out with sendfile, back with splice and tee; sendfile from it EINVAL\n",
+	       mode, total);
+}
+
+/* ---- a signal during connect() ---- */
+
+static volatile sig_atomic_t ticks;
+
+static void on_tick(int sig)
+{
+	(void)sig;
+	ticks++;
+}
+
+/* Whether FD's file is a connection's (past the library: the driver's own answer). */
+static bool is_rdma(int fd)
+{
+	struct eusrv_sor_info in;
+
+	return syscall(SYS_ioctl, fd, EUSRV_SOR_INFO, &in) == 0;
+}
+
+/*
+ * connect() to HOST:PORT with a SIGALRM 200 ms into it (the suite makes
+ * the server's driver serve ConnRQs late): the socket, connect's errno in
+ * *ERR (0 when it succeeded).
+ */
+static int dial_ticked(const char *host, const char *port, bool restart, int *err)
+{
+	struct itimerval it = { .it_value = { .tv_usec = 200000 } };
+	struct addrinfo hints, *res;
+	struct sigaction sa;
+	int fd, r;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res))
+		fail("getaddrinfo");
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0)
+		die("socket");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tick;
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
+		die("sigaction/setitimer");
+	r = connect(fd, res->ai_addr, res->ai_addrlen);
+	*err = r ? errno : 0;
+	freeaddrinfo(res);
+	return fd;
+}
+
+/* An echo of N bytes through FD (the 'E' server). */
+static void echo_bytes(int fd, size_t n)
+{
+	static unsigned char out[65536], in[65536];
+	char t = 'E';
+	size_t i;
+
+	if (n > sizeof(out))
+		n = sizeof(out);
+	for (i = 0; i < n; i++)
+		out[i] = (unsigned char)(i * 31 + 3);
+	write_all(fd, &t, 1);
+	write_all(fd, out, n);
+	if (read_all(fd, in, n) != n || memcmp(in, out, n))
+		fail("no echo, or a different one");
+}
+
+/* SA_RESTART: connect() goes on through the signal, over RDMA. */
+static void t_sigconnect(const char *host, const char *port, uint64_t n)
+{
+	int err, fd = dial_ticked(host, port, true, &err);
+
+	(void)n;
+	if (err)
+		fail("connect() under SA_RESTART did not go on through the signal");
+	if (ticks != 1)
+		fail("the timer's signal never came during connect()");
+	if (!is_rdma(fd))
+		fail("the connection restarted went over TCP, not RDMA");
+	echo_bytes(fd, 65536);
+	close(fd);
+	printf("ok %s: connect() restarted through a signal (SA_RESTART), over RDMA, echoed\n",
+	       mode);
+}
+
+/*
+ * No SA_RESTART: connect() says EINTR and the attempt goes on in the
+ * background (as TCP's); POLLOUT and SO_ERROR 0 tell that it connected, a
+ * second connect() that it is.  It goes on over TCP.
+ */
+static void t_intrconnect(const char *host, const char *port, uint64_t n)
+{
+	int err, so = -1, fd = dial_ticked(host, port, false, &err);
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t sl = sizeof(so);
+	struct sockaddr_in peer;
+	socklen_t pl = sizeof(peer);
+
+	(void)n;
+	if (err != EINTR)
+		fail("connect() interrupted: not EINTR");
+	if (ticks != 1)
+		fail("the timer's signal never came during connect()");
+	if (poll(&p, 1, 10000) != 1 || !(p.revents & POLLOUT))
+		fail("no POLLOUT after the interrupted connect()");
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) || so)
+		fail("SO_ERROR after the interrupted connect(): not 0");
+	if (getpeername(fd, (struct sockaddr *)&peer, &pl))
+		fail("getpeername after the interrupted connect()");
+	/* Linux's TCP says 0 to the first connect() after completion. */
+	if (connect(fd, (struct sockaddr *)&peer, pl) && errno != EISCONN)
+		die("connect() again: not connected");
+	if (is_rdma(fd))
+		fail("the interrupted connection went over RDMA, not TCP");
+	echo_bytes(fd, 65536);
+	close(fd);
+	printf("ok %s: connect() said EINTR, went on over TCP: POLLOUT, SO_ERROR 0, connected, echoed\n",
+	       mode);
+}
+
+/* ---- a hostile server's ADDR ---- */
+
+/*
+ * The suite makes the server's driver name a forged frame in its ADDR.
+ * N = 0: one whose rings would reach past the server's memory window into
+ * its registers: the client refuses it, set-up times out and the
+ * connection goes over TCP, echoed.  N = 1: one inside the window but
+ * past the server's RAM: taken, and the first transfer into it fails: the
+ * connection ends with an error, nothing hangs.
+ */
+static void t_badaddr(const char *host, const char *port, uint64_t n)
+{
+	static unsigned char buf[65536];
+	int fd = dial(host, port, 0, false), e;
+	char t = 'E';
+	ssize_t r;
+
+	alarm(30);
+	if (!n) {
+		if (is_rdma(fd))
+			fail("a frame reaching past the server's window was taken");
+		echo_bytes(fd, sizeof(buf));
+		close(fd);
+		printf("ok %s: an ADDR reaching past the server's window is refused: over TCP, echoed\n",
+		       mode);
+		return;
+	}
+	if (!is_rdma(fd))
+		fail("the frame inside the window was not taken (no RDMA connection)");
+	memset(buf, 0x5a, sizeof(buf));
+	if (send(fd, &t, 1, MSG_NOSIGNAL) == 1)
+		send(fd, buf, sizeof(buf), MSG_NOSIGNAL);
+	r = recv(fd, buf, sizeof(buf), 0);
+	e = errno;
+	alarm(0);
+	if (r > 0)
+		fail("data came back through a frame past the server's RAM");
+	if (r == 0 || (e != ECONNRESET && e != EIO && e != EPIPE))
+		die("the connection into a frame past the server's RAM: not ECONNRESET, EIO or EPIPE");
+	close(fd);
+	printf("ok %s: an ADDR past the server's RAM: the first transfer fails, %s\n",
+	       mode, strerror(e));
+}
+
 /* ---- a vfork child changes its own descriptors only ---- */
 
 /*
@@ -2128,7 +2409,9 @@ static const struct {
 	{ "sigcycles", t_cycles },	/* against serve-sig */
 	{ "async", t_async }, { "preopts", t_preopts }, { "linger0", t_linger0 },
 	{ "locks", t_locks }, { "slowread", t_slowread }, { "vfork", t_vfork },
-	{ "cancel", t_cancel }, { "mmsg", t_mmsg },
+	{ "cancel", t_cancel }, { "mmsg", t_mmsg }, { "splice", t_splice },
+	{ "sigconnect", t_sigconnect }, { "intrconnect", t_intrconnect },
+	{ "badaddr", t_badaddr },
 };
 
 /*

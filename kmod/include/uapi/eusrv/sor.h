@@ -13,7 +13,8 @@
  *  - one connection file per connection (an anonymous inode), returned by
  *    CONNECT and ACCEPT, which user space puts in place of the socket's
  *    descriptor with dup3().  It has read/write (a correct slow path),
- *    poll, mmap of the two rings, and the connection ioctls below.  Every
+ *    splice both ways, poll, mmap of the two rings, and the connection
+ *    ioctls below.  Every
  *    descriptor sharing the file (dup, fork) shares the connection.
  *
  * Every ioctl validates its argument: unknown commands fail with ENOTTY,
