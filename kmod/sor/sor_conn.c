@@ -64,6 +64,7 @@ static void sor_conn_release(struct kref *ref)
 
 	sor_conn_free_rings(c);
 	sor_uncharge(&c->charge);
+	sor_setup_bg_free(c);
 	if (c->bound)
 		fput(c->bound);
 	if (c->pidns)
@@ -212,6 +213,8 @@ void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
 	}
 	sor_conn_flags_locked(c);
 	sor_conn_wake(c, POLL_IN);
+	if (c->bg && !c->bg->done)
+		sor_conn_kick_locked(c, SOR_DO_CONNECT);
 }
 
 /*
@@ -413,6 +416,8 @@ static void sor_conn_work(struct work_struct *w)
 		sor_data_fin(c);
 	if (todo & BIT(SOR_DO_DUMMY))
 		sor_setup_dummy(c);
+	if (todo & BIT(SOR_DO_CONNECT))
+		sor_setup_bg(c);
 	if (todo & BIT(SOR_DO_RETIRE))
 		sor_conn_try_retire(c);
 	sor_conn_put(c);	/* the queued work's reference */

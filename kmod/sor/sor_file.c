@@ -53,7 +53,12 @@ static u32 sor_file_events(struct sor_conn *c)
 
 	spin_lock_irqsave(&c->lock, flags);
 	sor_data_sync_tail_locked(c);
-	st = c->state;
+	st = sor_st_uapi(c->state);
+	/* Set-up goes on: nothing to read, no room to write yet. */
+	if (st == EUSRV_SOR_ST_CONNECTING) {
+		spin_unlock_irqrestore(&c->lock, flags);
+		return 0;
+	}
 	head = READ_ONCE(c->rcv_hdr->head);
 	if (c->rcv_tail != head || c->eof || c->shut_rd ||
 	    st == EUSRV_SOR_ST_RESET)
@@ -70,6 +75,7 @@ static int sor_file_release(struct inode *inode, struct file *file)
 {
 	struct sor_conn *c = file->private_data;
 
+	sor_setup_bg_release(c);
 	sor_nack_release(c);
 	wake_up_all(&c->lock_wq[EUSRV_SOR_LOCK_SEND]);
 	wake_up_all(&c->lock_wq[EUSRV_SOR_LOCK_RECV]);
@@ -109,6 +115,9 @@ static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
+	/* The ring sizes are final once set-up is over, and only then. */
+	if (READ_ONCE(c->tcp) || READ_ONCE(c->state) == EUSRV_SOR_ST_CONNECTING)
+		return -EAGAIN;
 	if (vma->vm_pgoff || len > sor_map_len(c))
 		return -EINVAL;
 	sor_ulock_note_ns(c);
@@ -221,6 +230,8 @@ static ssize_t sor_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	long avail;
 	u32 head, n;
 
+	if (READ_ONCE(c->tcp))
+		return sor_tcp_read(c, iocb, to);
 	if (!iov_iter_count(to))
 		return 0;
 	avail = sor_read_ready(c, sor_iocb_nonblock(iocb), &head);
@@ -316,6 +327,8 @@ static ssize_t sor_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	size_t done = 0;
 	ssize_t n;
 
+	if (READ_ONCE(c->tcp))
+		return sor_tcp_write(c, iocb, from);
 	while (iov_iter_count(from)) {
 		n = sor_write_some(c, from, nonblock);
 		if (n < 0) {
@@ -334,6 +347,8 @@ static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 	u32 ev;
 
+	if (READ_ONCE(c->tcp))
+		return sor_tcp_poll(c, file, wait);
 	poll_wait(file, &c->wq, wait);
 	ev = sor_file_events(c);
 	/* Waiting for input asks the peer for DATA, as WAIT does. */
@@ -348,7 +363,7 @@ static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 		mask |= EPOLLOUT | EPOLLWRNORM;
 	if (READ_ONCE(c->eof))
 		mask |= EPOLLRDHUP;
-	switch (READ_ONCE(c->state)) {
+	switch (sor_st_uapi(READ_ONCE(c->state))) {
 	case EUSRV_SOR_ST_RESET:
 		mask |= EPOLLERR | EPOLLHUP;
 		break;
@@ -370,7 +385,7 @@ static long sor_ioc_info(struct sor_conn *c, void __user *arg)
 	unsigned long flags;
 
 	spin_lock_irqsave(&c->lock, flags);
-	in.state = sor_st_uapi(c->state);
+	in.state = c->tcp ? EUSRV_SOR_ST_TCP : sor_st_uapi(c->state);
 	in.id = c->id;
 	in.node = sor_node();
 	in.peer_node = c->peer_node;
@@ -510,6 +525,11 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	u32 how, head, tail;
 	int err, n;
 
+	if (cmd == EUSRV_SOR_SOCKET)
+		return sor_tcp_socket_fd(c);
+	/* Turned into its TCP socket: FIONREAD & co. are the socket's. */
+	if (READ_ONCE(c->tcp) && cmd != EUSRV_SOR_INFO)
+		return sor_tcp_ioctl(c, cmd, arg);
 	switch (cmd) {
 	case EUSRV_SOR_INFO:
 		return sor_ioc_info(c, uarg);

@@ -25,6 +25,8 @@
 #include <linux/list.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
 #include <linux/types.h>
@@ -70,12 +72,24 @@ enum sor_todo {
 	SOR_DO_NOTIFY,		/* a message the mailbox had no room for */
 	SOR_DO_DUMMY,		/* established: connect the dummy */
 	SOR_DO_RETIRE,		/* check whether it can go */
+	SOR_DO_CONNECT,		/* a background set-up may go on */
 };
 
 /* Whom ring memory is charged to, and up to how many pages (sor_charge.c). */
 struct sor_owner {
 	struct user_struct *user;
 	unsigned long limit;		/* pages, or RLIM_INFINITY */
+};
+
+/* A non-blocking CONNECT's set-up, going on in the background (sor_setup.c). */
+struct sor_bg {
+	struct sor_conn *conn;
+	struct sor_owner owner;		/* the caller, whom the rings are charged to */
+	unsigned long deadline;		/* jiffies: given up then */
+	bool done;			/* established, or given up */
+	int addrlen;			/* 0: no TCP to turn to */
+	struct sockaddr_storage addr;
+	struct wait_queue_entry tcp_wait; /* on the socket's queue (sor_tcp.c) */
 };
 
 /* A charge held: PAGES on USER's locked_vm. */
@@ -189,6 +203,8 @@ struct sor_conn {
 
 	/* Client: the program's socket, keeping the local port taken. */
 	struct file *bound;
+	struct sor_bg *bg;		/* a non-blocking CONNECT's set-up */
+	bool tcp;			/* ... failed: the file serves BOUND */
 	struct sor_charge charge;	/* the rings, on the owner's locked_vm */
 	unsigned long born;		/* jiffies */
 
@@ -321,6 +337,9 @@ int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
 int sor_setup_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
 void sor_setup_ctl_gone(struct sor_ctl *ctl);
 void sor_setup_timer(struct sor_conn *c);
+void sor_setup_bg(struct sor_conn *c);
+void sor_setup_bg_release(struct sor_conn *c);
+void sor_setup_bg_free(struct sor_conn *c);
 void sor_setup_drop_dummy(struct sor_conn *c);
 void sor_setup_dummy(struct sor_conn *c);
 
@@ -345,6 +364,17 @@ void sor_debugfs_exit(void);
 
 /* sor_file.c */
 int sor_file_open(struct sor_conn *c, u32 flags);
+
+/* sor_tcp.c */
+void sor_tcp_start(struct sor_conn *c);
+void sor_tcp_stop(struct sor_conn *c);
+__poll_t sor_tcp_poll(struct sor_conn *c, struct file *file, poll_table *wait);
+ssize_t sor_tcp_read(struct sor_conn *c, struct kiocb *iocb,
+		     struct iov_iter *to);
+ssize_t sor_tcp_write(struct sor_conn *c, struct kiocb *iocb,
+		      struct iov_iter *from);
+long sor_tcp_ioctl(struct sor_conn *c, unsigned int cmd, unsigned long arg);
+int sor_tcp_socket_fd(struct sor_conn *c);
 
 /* sor_keepalive.c */
 void sor_rx_keepalive(unsigned int src, u64 msg);

@@ -33,7 +33,6 @@
 #define SOR_DEF_TIMEOUT_MS		2000U
 #define SOR_MAX_TIMEOUT_MS		60000U
 #define SOR_DUMMY_TIMEOUT_MS		2000U
-#define SOR_NONBLOCK_SETUP_MS		100U
 
 /* A registration of LISTEN (docs/protocol.md section 3). */
 struct sor_listener {
@@ -583,6 +582,8 @@ void sor_rx_connrpl(struct sor_conn *c, unsigned int src, u64 msg)
 		sor_bad("conn %u: ConnRPL %#llx from node %u unexpected in state %u\n",
 			c->id, msg, src, c->state);
 	}
+	if (c->bg && !c->bg->done)
+		sor_conn_kick_locked(c, SOR_DO_CONNECT);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 }
@@ -593,6 +594,8 @@ void sor_setup_timer(struct sor_conn *c)
 	unsigned long flags;
 
 	spin_lock_irqsave(&c->lock, flags);
+	if (c->client && c->bg && !c->bg->done)
+		sor_conn_kick_locked(c, SOR_DO_CONNECT);	/* the deadline */
 	if (c->client || c->has_file) {
 		spin_unlock_irqrestore(&c->lock, flags);
 		return;
@@ -738,14 +741,10 @@ static bool sor_connect_addressed(struct sor_conn *c)
 	       READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING;
 }
 
-/* A failed CONNECT: the error for the caller; C is given up. */
-static int sor_connect_fail(struct sor_conn *c, int err)
+/* C's set-up is given up with ERR: the error to report (c->lock held). */
+static int sor_connect_give_up_locked(struct sor_conn *c, int err)
 {
-	unsigned long flags;
-
 	sor_count(SOR_S_CONNECT_FAILED);
-	spin_lock_irqsave(&c->lock, flags);
-	c->released = true;
 	if (c->state != EUSRV_SOR_ST_CONNECTING) {
 		/* The peer ended it (NACK) or the node went away. */
 		err = c->so_error ? c->so_error : err;
@@ -755,13 +754,171 @@ static int sor_connect_fail(struct sor_conn *c, int err)
 		c->so_error = err;
 		sor_conn_flags_locked(c);
 		sor_conn_arm_locked(c, SOR_QUARANTINE_MS);
+		sor_conn_wake(c, POLL_IN);
 	} else {
 		sor_conn_abort_locked(c, err, err == ENOMEM ? ENOMEM : ECONNABORTED);
 	}
+	return err;
+}
+
+/* A failed CONNECT: the error for the caller; C is given up. */
+static int sor_connect_fail(struct sor_conn *c, int err)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	c->released = true;
+	err = sor_connect_give_up_locked(c, err);
 	sor_conn_kick_locked(c, SOR_DO_RETIRE);
 	spin_unlock_irqrestore(&c->lock, flags);
 	sor_conn_put(c);
 	return -err;
+}
+
+/*
+ * The server's ADDR is in and our rings are ready: ESTABLISHED before our
+ * own ADDR goes, since the server may ask at once.  False while the ADDR
+ * is awaited or once the set-up failed.  c->lock held.
+ */
+static bool sor_connect_establish_locked(struct sor_conn *c)
+{
+	if (c->state != EUSRV_SOR_ST_CONNECTING || !c->have_addr)
+		return false;
+	sor_data_established_locked(c);
+	sor_conn_set_state_locked(c, EUSRV_SOR_ST_ESTABLISHED, 0);
+	sor_count_opened_locked(c);
+	return true;
+}
+
+/* Tell the server where our receive block is: the engine may write it. */
+static int sor_connect_send_addr(struct sor_conn *c)
+{
+	c->peer_may_write = true;
+	return sor_setup_send(c->peer_node,
+			      eusrv_sor_msg_addr(c->peer_id, c->id,
+						 sor_conn_ring_phys(c->rcv_blk)));
+}
+
+/* The ring sizes the server's ACCEPT chose, charged to OWNER. */
+static int sor_connect_rings(struct sor_conn *c, const struct sor_owner *owner)
+{
+	if (sor_charge(&c->charge, owner,
+		       sor_charge_pages(1U << c->snd_shift, 1U << c->rcv_shift)))
+		return -EDQUOT;
+	return sor_conn_alloc_rings(c) ? -ENOMEM : 0;
+}
+
+/* ---- client: non-blocking CONNECT, in the background ---------------------- */
+
+/*
+ * Work item: a message, a state change or the deadline moved a background
+ * set-up on.  It grows the rings once ACCEPT has said their sizes,
+ * establishes the connection once the server's ADDR is in, and on any
+ * failure gives the set-up up and turns the file into the caller's TCP
+ * socket (sor_tcp.c), or leaves it RESET when there is none.
+ */
+void sor_setup_bg(struct sor_conn *c)
+{
+	struct sor_bg *bg = c->bg;
+	unsigned long flags;
+	bool grow;
+	int err = 0;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (!bg || bg->done || c->released)
+		goto out;
+	if (c->state != EUSRV_SOR_ST_CONNECTING)
+		err = ECONNREFUSED;
+	else if (time_after_eq(jiffies, bg->deadline))
+		err = ETIMEDOUT;
+	else if (c->peer_id == EUSRV_SOR_NO_ID)
+		goto out;	/* the answer is awaited */
+	grow = !c->charge.pages;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (!err && grow)
+		err = -sor_connect_rings(c, &bg->owner);
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (bg->done || c->released)
+		goto out;
+	if (!err && c->state != EUSRV_SOR_ST_CONNECTING)
+		err = ECONNREFUSED;
+	if (err) {
+		bg->done = true;
+		sor_connect_give_up_locked(c, err);
+		spin_unlock_irqrestore(&c->lock, flags);
+		if (bg->addrlen)
+			sor_tcp_start(c);
+		return;
+	}
+	if (!sor_connect_establish_locked(c))
+		goto out;	/* the server's ADDR is awaited */
+	bg->done = true;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (sor_connect_send_addr(c)) {
+		spin_lock_irqsave(&c->lock, flags);
+		sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
+		spin_unlock_irqrestore(&c->lock, flags);
+	}
+	return;
+out:
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/* The file goes: a set-up still going on is given up. */
+void sor_setup_bg_release(struct sor_conn *c)
+{
+	unsigned long flags;
+
+	if (!c->bg)
+		return;
+	sor_tcp_stop(c);
+	spin_lock_irqsave(&c->lock, flags);
+	if (!c->bg->done) {
+		c->bg->done = true;
+		sor_connect_give_up_locked(c, ECONNABORTED);
+	}
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
+void sor_setup_bg_free(struct sor_conn *c)
+{
+	if (!c->bg)
+		return;
+	sor_charge_owner_put(&c->bg->owner);
+	kfree(c->bg);
+}
+
+/*
+ * Non-blocking CONNECT: ConnRQ is out and our rings are there; the file
+ * is returned at once and the set-up goes on in sor_setup_bg() until
+ * DEADLINE.  BG is C's from now on.
+ */
+static int sor_connect_bg(struct sor_conn *c, struct sor_bg *bg, u32 flags,
+			  unsigned long deadline)
+{
+	unsigned long irqflags;
+	int fd;
+
+	bg->conn = c;
+	bg->deadline = deadline;
+	sor_charge_owner(&bg->owner);
+	spin_lock_irqsave(&c->lock, irqflags);
+	c->bg = bg;
+	sor_conn_arm_locked(c, jiffies_to_msecs(deadline - jiffies) + 1);
+	/* The answer may be in already. */
+	sor_conn_kick_locked(c, SOR_DO_CONNECT);
+	spin_unlock_irqrestore(&c->lock, irqflags);
+	fd = sor_file_open(c, flags);
+	if (fd < 0) {
+		spin_lock_irqsave(&c->lock, irqflags);
+		bg->done = true;
+		spin_unlock_irqrestore(&c->lock, irqflags);
+		sor_connect_fail(c, ENOMEM);
+		return fd;
+	}
+	sor_conn_put(c);	/* ours: the file and the table keep it */
+	return fd;
 }
 
 /*
@@ -802,8 +959,25 @@ static int sor_connect_gave_up(struct sor_conn *c, long left)
 	return left ? -ERESTARTSYS : ret;
 }
 
+/* A non-blocking CONNECT's state, with the address TCP goes to instead. */
+static struct sor_bg *sor_connect_bg_new(const struct eusrv_sor_connect *rq)
+{
+	struct sor_bg *bg = kzalloc(sizeof(*bg), GFP_KERNEL);
+
+	if (!bg)
+		return ERR_PTR(-ENOMEM);
+	if (rq->addrlen &&
+	    copy_from_user(&bg->addr, u64_to_user_ptr(rq->addr), rq->addrlen)) {
+		kfree(bg);
+		return ERR_PTR(-EFAULT);
+	}
+	bg->addrlen = rq->addrlen;
+	return bg;
+}
+
 int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 {
+	struct sor_bg *bg = NULL;
 	unsigned long deadline;
 	unsigned long flags;
 	struct sor_conn *c;
@@ -817,25 +991,27 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	    rq->reserved0 || rq->reserved2 ||
 	    (rq->flags & ~(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC)) ||
 	    !sor_shift_valid(rq->snd_shift) || !sor_shift_valid(rq->rcv_shift) ||
-	    rq->timeout_ms > SOR_MAX_TIMEOUT_MS)
+	    rq->timeout_ms > SOR_MAX_TIMEOUT_MS ||
+	    rq->addrlen > sizeof(struct sockaddr_storage) ||
+	    (rq->addrlen && rq->addrlen < sizeof(sa_family_t)))
 		return -EINVAL;
 	if (rq->node >= eusrv_mbox_nodes() || !(sor_ka_nodes_up() & BIT_ULL(rq->node)))
 		return -EHOSTUNREACH;
-	/*
-	 * A non-blocking connect() must not stall an event loop on a peer
-	 * that is slow to answer: it gives up early and the caller goes over
-	 * TCP (which then returns EINPROGRESS); a peer that answers at all
-	 * does so within a mailbox round trip.
-	 */
-	deadline = jiffies + (rq->flags & EUSRV_SOR_F_NONBLOCK ?
-			      msecs_to_jiffies(SOR_NONBLOCK_SETUP_MS) :
-			      sor_timeout(rq->timeout_ms));
+	deadline = jiffies + sor_timeout(rq->timeout_ms);
 	bound = sor_connect_sock(rq->fd, &sport);
 	if (IS_ERR(bound))
 		return PTR_ERR(bound);
+	if (rq->flags & EUSRV_SOR_F_NONBLOCK) {
+		bg = sor_connect_bg_new(rq);
+		if (IS_ERR(bg)) {
+			fput(bound);
+			return PTR_ERR(bg);
+		}
+	}
 
 	c = sor_conn_new(rq->node, true);
 	if (IS_ERR(c)) {
+		kfree(bg);
 		fput(bound);
 		return PTR_ERR(c) == -ENOBUFS ? -ENOMEM : PTR_ERR(c);
 	}
@@ -855,6 +1031,7 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 		spin_lock_irqsave(&c->lock, flags);
 		c->state = EUSRV_SOR_ST_RESET;
 		spin_unlock_irqrestore(&c->lock, flags);
+		kfree(bg);
 		return sor_connect_fail(c, ret == -ETIMEDOUT ? ETIMEDOUT : EHOSTUNREACH);
 	}
 	/*
@@ -862,6 +1039,8 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	 * a good part of the set-up); its answer can only make them larger.
 	 */
 	sor_conn_alloc_rings(c);
+	if (bg)
+		return sor_connect_bg(c, bg, rq->flags, deadline);
 	left = wait_event_interruptible_timeout(c->wq, sor_connect_answered(c),
 						max_t(long, 1, (long)(deadline - jiffies)));
 	if (left <= 0)
@@ -871,35 +1050,21 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 
 	/* ACCEPT came: the sizes are known, and charged to the caller. */
 	sor_charge_owner(&owner);
-	ret = sor_charge(&c->charge, &owner,
-			 sor_charge_pages(1U << c->snd_shift, 1U << c->rcv_shift));
+	ret = sor_connect_rings(c, &owner);
 	sor_charge_owner_put(&owner);
 	if (ret)
-		return sor_connect_fail(c, EDQUOT);
-	if (sor_conn_alloc_rings(c))
-		return sor_connect_fail(c, ENOMEM);
+		return sor_connect_fail(c, -ret);
 	left = wait_event_interruptible_timeout(c->wq, sor_connect_addressed(c),
 						max_t(long, 1, (long)(deadline - jiffies)));
 	if (left <= 0)
 		return sor_connect_gave_up(c, left);
 
-	/* Established before our ADDR goes: the server may ask at once. */
 	spin_lock_irqsave(&c->lock, flags);
-	if (c->state == EUSRV_SOR_ST_CONNECTING && c->have_addr) {
-		sor_data_established_locked(c);
-		sor_conn_set_state_locked(c, EUSRV_SOR_ST_ESTABLISHED, 0);
-		sor_count_opened_locked(c);
-		ret = 0;
-	} else {
-		ret = -ECONNREFUSED;
-	}
+	ret = sor_connect_establish_locked(c) ? 0 : -ECONNREFUSED;
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (ret)
 		return sor_connect_fail(c, ECONNREFUSED);
-	c->peer_may_write = true;
-	ret = sor_setup_send(rq->node,
-			     eusrv_sor_msg_addr(c->peer_id, c->id,
-						sor_conn_ring_phys(c->rcv_blk)));
+	ret = sor_connect_send_addr(c);
 	if (!ret)
 		ret = sor_file_open(c, rq->flags);
 	if (ret < 0) {

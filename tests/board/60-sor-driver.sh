@@ -135,7 +135,8 @@ hold_reset() {
 }
 
 # A non-blocking CONNECT to a node that is up but silent (frozen just
-# before) gives up at once instead of holding the caller for 2 s.
+# before) returns its file at once instead of holding the caller; set-up
+# ends at its deadline in the background.
 out=$(on node0 "$prog nbconnect 1 $PORT" 2>&1 & sleep 0.3; board freeze node1 >/dev/null 2>&1; wait)
 board thaw node1 >/dev/null 2>&1
 report "node0 nbconnect" "$out"

@@ -80,6 +80,8 @@ if [ $driver = yes ]; then
 	on node0 "${run}$prog serve-many 7700 >/tmp/sor-serve-many.log 2>&1 &"
 	# An echo server whose accept() a signal interrupts every millisecond.
 	on node0 "${run}$prog serve-sig 7620 >/tmp/sor-serve-sig.log 2>&1 &"
+	# An echo server whose listener the driver does not know (TCP only).
+	on node0 "${run}$prog serve-tcp 7650 >/tmp/sor-serve-tcp.log 2>&1 &"
 	sleep 1
 	for t in "integrity 8388608" "fork" "threads" "dup" "epoll 4194304" \
 		"nonblock" "halfclose 3000000" "calls" "unread" "peerkill" \
@@ -147,6 +149,40 @@ if [ $driver = yes ]; then
 		fi
 		[ "$1" = sigconnect ] && over_rdma "sor-test $1" 65536 7600
 	done
+
+	# Non-blocking connect(): EINPROGRESS before the (1 s late) server
+	# answers, EPOLLOUT and SO_ERROR 0 once set up, over RDMA; against a
+	# listener unknown to the driver (serve-tcp on 7650) it turns to TCP
+	# in the background; with nobody listening, EPOLLERR and
+	# ECONNREFUSED as TCP gives; 20 closed while setting up leave no
+	# connection behind on either node.
+	for t in "bgconnect 7600 1000" "bgfallback 7650 0" "bgrefused 7699 0" \
+		"bgclose 7600 1000 20"; do
+		set -- $t
+		on node0 "echo $3 >$dbg/serve_delay_ms"
+		out=$(on node1 "${run}$prog $1 node0 $2 ${4:-}" 2>&1)
+		rc=$?
+		on node0 "echo 0 >$dbg/serve_delay_ms"
+		if [ $rc -eq 0 ]; then
+			ok "sor-test $1 (server $3 ms late): $(printf '%s\n' "$out" | tail -n 1)"
+		else
+			not_ok "sor-test $1 (server $3 ms late) # exit $rc"
+			diag "$out"
+		fi
+	done
+	left=
+	for _ in $(seq 30); do
+		left=$(for n in node0 node1; do on $n eusrvctl conns 2>&1 |
+			grep -E '^rdma .*:7600 .*state=(CONNECTING|ACCEPTING|ESTABLISHED)'; done)
+		[ -z "$left" ] && break
+		sleep 0.5
+	done
+	if [ -z "$left" ]; then
+		ok "sor-test bgclose: no connection left on either node"
+	else
+		not_ok "sor-test bgclose: no connection left on either node"
+		diag "$left"
+	fi
 
 	# Rings count against their user's locked-memory limit: with 32 KiB
 	# (a connection of 4 KiB rings takes 5 pages), one connection of

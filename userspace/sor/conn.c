@@ -90,6 +90,9 @@ static void unmap_conn(struct sor_conn *c)
 	if (c->map)
 		sor_r->munmap(c->map, c->map_len);
 	c->map = NULL;
+	if (c->tcp_fd >= 0)
+		sor_r->close(c->tcp_fd);
+	c->tcp_fd = -1;
 }
 
 static void read_peers(void)
@@ -397,15 +400,15 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-struct sor_conn *sor_conn_map(int cfd)
+/* Map the rings of connection file CFD into C: 0, or -1 with errno. */
+static int map_rings(struct sor_conn *c, int cfd, struct eusrv_sor_info *info)
 {
 	struct eusrv_sor_info in;
-	struct sor_conn *c;
 	void *map;
 
 	memset(&in, 0, sizeof(in));
 	if (sor_r->ioctl(cfd, EUSRV_SOR_INFO, &in) < 0)
-		return NULL;
+		return -1;
 	if (!is_pow2(in.snd_size) || !is_pow2(in.rcv_size) ||
 	    in.snd_hdr_off + EUSRV_SOR_USER_OFF + EUSRV_SOR_USER_LEN > in.snd_data_off ||
 	    in.snd_hdr_off + EUSRV_SOR_USER_OFF + EUSRV_SOR_USER_LEN > in.rcv_hdr_off ||
@@ -414,18 +417,12 @@ struct sor_conn *sor_conn_map(int cfd)
 	    in.rcv_data_off + in.rcv_size > in.map_len ||
 	    in.map_len > (1ULL << 30)) {
 		errno = EPROTO;
-		return NULL;
+		return -1;
 	}
 	map = sor_r->mmap(NULL, in.map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			  cfd, 0);
 	if (map == MAP_FAILED)
-		return NULL;
-	c = sor_conn_alloc();
-	if (!c) {
-		sor_r->munmap(map, in.map_len);
-		errno = ENOMEM;
-		return NULL;
-	}
+		return -1;
 	c->map = map;
 	c->map_len = in.map_len;
 	c->snd.hdr = (struct eusrv_sor_ring_hdr *)((char *)map + in.snd_hdr_off);
@@ -441,12 +438,153 @@ struct sor_conn *sor_conn_map(int cfd)
 	c->node = in.node;
 	c->peer_node = in.peer_node;
 	c->peer_id = in.peer_id;
+	*info = in;
+	return 0;
+}
+
+/* The names of connection C as the driver knows them (ports, family). */
+static void names_of(struct sor_conn *c, const struct eusrv_sor_info *in)
+{
 	c->family = AF_INET;
 	c->local.sin_family = AF_INET;
-	c->local.sin_port = htons(in.lport);
+	c->local.sin_port = htons(in->lport);
 	c->peer.sin_family = AF_INET;
-	c->peer.sin_port = htons(in.rport);
+	c->peer.sin_port = htons(in->rport);
+}
+
+struct sor_conn *sor_conn_map(int cfd)
+{
+	struct eusrv_sor_info in;
+	struct sor_conn *c = sor_conn_alloc();
+	int e;
+
+	if (!c) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (map_rings(c, cfd, &in) < 0) {
+		e = errno;
+		sor_conn_put(c);
+		errno = e;
+		return NULL;
+	}
+	names_of(c, &in);
 	return c;
+}
+
+/*
+ * A connection whose non-blocking set-up was going on when this process
+ * last looked (PENDING CONNECTING): look again, as one thread at a time.
+ * Established, it is mapped, takes the options set on the socket
+ * meanwhile, and is a connection from now on; else the socket calls go
+ * to the socket's own descriptor.  Returns the new state.
+ */
+static unsigned int settle(struct sor_conn *c, int fd)
+{
+	unsigned int p = SOR_PEND_CONNECTING;
+	struct eusrv_sor_info in;
+
+	while (!__atomic_compare_exchange_n(&c->pending, &p, SOR_PEND_BUSY,
+					    false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_ACQUIRE)) {
+		if (p != SOR_PEND_BUSY)
+			return p;
+		sor_r->sched_yield();
+		p = SOR_PEND_CONNECTING;
+	}
+	if (c->tcp_fd < 0) {
+		c->tcp_fd = sor_r->ioctl(fd, EUSRV_SOR_SOCKET, NULL);
+		c->tcp_fl = c->tcp_fd < 0 ? 0 : sor_r->fcntl(c->tcp_fd, F_GETFL, 0);
+	}
+	memset(&in, 0, sizeof(in));
+	if (sor_r->ioctl(fd, EUSRV_SOR_INFO, &in) < 0)
+		p = SOR_PEND_CONNECTING;
+	else if (in.state == EUSRV_SOR_ST_TCP)
+		p = SOR_PEND_TCP;
+	else if (in.state == EUSRV_SOR_ST_CONNECTING || map_rings(c, fd, &in) < 0)
+		p = SOR_PEND_CONNECTING;
+	else
+		p = SOR_PEND_NONE;
+	if (p == SOR_PEND_NONE && c->tcp_fd >= 0) {
+		sor_face_import(c->tcp_fd, fd, c);
+		sor_r->close(c->tcp_fd);
+		c->tcp_fd = -1;
+	}
+	if (p == SOR_PEND_NONE)
+		sor_face_save(c);
+	__atomic_store_n(&c->pending, p, __ATOMIC_RELEASE);
+	return p;
+}
+
+/*
+ * A data call on FD while set-up goes on: as on a TCP socket still
+ * connecting, EAGAIN if non-blocking, else wait until it is over (either
+ * way).  0, or a negative errno.
+ */
+static int wait_setup(int fd)
+{
+	struct eusrv_sor_wait w = {
+		.events = EUSRV_SOR_W_RECV | EUSRV_SOR_W_SEND, .timeout_ns = -1,
+	};
+	int fl = sor_r->fcntl(fd, F_GETFL, 0);
+
+	if (fl >= 0 && (fl & O_NONBLOCK))
+		return -EAGAIN;
+	/* Once it turned to TCP the socket answers WAIT with ENOTTY. */
+	if (sor_r->ioctl(fd, EUSRV_SOR_WAIT, &w) < 0 && errno == EINTR)
+		return -EINTR;
+	return 0;
+}
+
+struct sor_conn *sor_fd_route_io(int *fd)
+{
+	struct sor_conn *c;
+	unsigned int p;
+	int e;
+
+	for (;;) {
+		c = sor_fd_get(*fd);
+		if (!c)
+			return NULL;
+		p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
+		if (p == SOR_PEND_CONNECTING || p == SOR_PEND_BUSY)
+			p = settle(c, *fd);
+		sor_conn_put(c);
+		if (p != SOR_PEND_CONNECTING)
+			return sor_fd_route(fd);
+		e = wait_setup(*fd);
+		if (e) {
+			errno = -e;
+			*fd = -1;
+			return NULL;
+		}
+	}
+}
+
+struct sor_conn *sor_fd_route(int *fd)
+{
+	struct sor_conn *c = sor_fd_get(*fd);
+	unsigned int p;
+	int fl;
+
+	if (!c)
+		return NULL;
+	p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
+	if (p == SOR_PEND_CONNECTING || p == SOR_PEND_BUSY)
+		p = settle(c, *fd);
+	if (p == SOR_PEND_NONE)
+		return c;
+	if (c->tcp_fd >= 0) {
+		/* The program sets O_NONBLOCK on its descriptor, not ours. */
+		fl = sor_r->fcntl(*fd, F_GETFL, 0);
+		if (fl >= 0 && ((fl ^ c->tcp_fl) & O_NONBLOCK)) {
+			c->tcp_fl = (c->tcp_fl & ~O_NONBLOCK) | (fl & O_NONBLOCK);
+			sor_r->fcntl(c->tcp_fd, F_SETFL, (uintptr_t)c->tcp_fl);
+		}
+		*fd = c->tcp_fd;
+	}
+	sor_conn_put(c);
+	return NULL;
 }
 
 uint32_t sor_node_addr(const struct sor_state *st, uint32_t node)
@@ -458,14 +596,16 @@ uint32_t sor_node_addr(const struct sor_state *st, uint32_t node)
 
 /*
  * Put connection file CFD in place of FD and C in the table, with the
- * options FD had; C's face goes to its page for a later exec.
+ * options FD had; C's face goes to its page for a later exec (once
+ * mapped).
  */
 static int install(int cfd, int fd, bool cloexec, struct sor_conn *c)
 {
 	struct sor_conn *old;
 
 	sor_face_import(fd, cfd, c);
-	sor_face_save(c);
+	if (c->map)
+		sor_face_save(c);
 	if (sor_r->dup3(cfd, fd, cloexec ? O_CLOEXEC : 0) < 0) {
 		int e = errno;
 
@@ -519,8 +659,19 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	uintptr_t aux;
 
 	if (c) {
+		unsigned int p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
+
+		if (p == SOR_PEND_CONNECTING || p == SOR_PEND_BUSY)
+			p = settle(c, fd);
+		if (p == SOR_PEND_TCP && c->tcp_fd >= 0) {
+			/* TCP's own answer: EALREADY, EISCONN, or its error. */
+			int tfd = c->tcp_fd;
+
+			sor_conn_put(c);
+			return sor_r->connect(tfd, addr, len);
+		}
 		sor_conn_put(c);
-		return (int)sor_fail(-EISCONN);
+		return (int)sor_fail(p == SOR_PEND_NONE ? -EISCONN : -EALREADY);
 	}
 	if (sor_absent() || !addr || len < (socklen_t)sizeof(sa_family_t) ||
 	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
@@ -577,8 +728,12 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	aux = sor_fd_aux(fd);
 	rq.snd_shift = (uint8_t)SOR_AUX_SND_SHIFT(aux);
 	rq.rcv_shift = (uint8_t)SOR_AUX_RCV_SHIFT(aux);
-	if (fl & O_NONBLOCK)
+	if (fl & O_NONBLOCK) {
+		/* Set-up goes on in the background; TCP there if it fails. */
 		rq.flags |= EUSRV_SOR_F_NONBLOCK;
+		rq.addr = (uintptr_t)addr;
+		rq.addrlen = len;
+	}
 	if (fdfl & FD_CLOEXEC)
 		rq.flags |= EUSRV_SOR_F_CLOEXEC;
 	cfd = sor_r->ioctl(ctl_fd(), EUSRV_SOR_CONNECT, &rq);
@@ -591,12 +746,17 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		note_dest(fd, reason_of(e), e, &dst);
 		return r;
 	}
-	c = sor_conn_map(cfd);
+	c = fl & O_NONBLOCK ? sor_conn_alloc() : sor_conn_map(cfd);
 	if (!c) {
-		e = errno;
+		e = fl & O_NONBLOCK ? ENOMEM : errno;
 		sor_r->close(cfd);
 		errno = e;
 		return -1;
+	}
+	if (fl & O_NONBLOCK) {
+		c->pending = SOR_PEND_CONNECTING;
+		c->local.sin_family = AF_INET;
+		c->peer.sin_family = AF_INET;
 	}
 	c->local.sin_port = me.sin_port;
 	c->local.sin_addr.s_addr = me.sin_addr.s_addr ? me.sin_addr.s_addr :

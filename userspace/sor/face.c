@@ -114,6 +114,34 @@ static void face_load(const struct sor_state *st, struct sor_conn *c)
 	memcpy(c->opts, n.opts, sizeof(c->opts));
 }
 
+/*
+ * FD's set-up is still going on, or turned to TCP: no rings to map yet
+ * (EAGAIN), so no face either; the names the driver and peers file give.
+ */
+static struct sor_conn *adopt_pending(const struct sor_state *st, int fd)
+{
+	struct eusrv_sor_info in;
+	struct sor_conn *c;
+
+	memset(&in, 0, sizeof(in));
+	if (sor_r->ioctl(fd, EUSRV_SOR_INFO, &in) < 0)
+		return NULL;
+	c = sor_conn_alloc();
+	if (!c)
+		return NULL;
+	c->pending = SOR_PEND_CONNECTING;
+	c->node = in.node;
+	c->peer_node = in.peer_node;
+	c->family = AF_INET;
+	c->local.sin_family = AF_INET;
+	c->local.sin_port = htons(in.lport);
+	c->local.sin_addr.s_addr = sor_node_addr(st, in.node);
+	c->peer.sin_family = AF_INET;
+	c->peer.sin_port = htons(in.rport);
+	c->peer.sin_addr.s_addr = sor_node_addr(st, in.peer_node);
+	return c;
+}
+
 struct sor_conn *sor_adopt(int fd)
 {
 	const struct sor_state *st;
@@ -128,9 +156,12 @@ struct sor_conn *sor_adopt(int fd)
 	if (!st || sor_r->fstat(fd, &sb) || (sb.st_mode & S_IFMT))
 		goto out;
 	c = sor_conn_map(fd);
+	if (!c && errno == EAGAIN)
+		c = adopt_pending(st, fd);
 	if (!c)
 		goto out;
-	face_load(st, c);
+	if (c->map)
+		face_load(st, c);
 	old = sor_fd_set(fd, c);
 	if (old)
 		sor_conn_put(old);

@@ -132,6 +132,7 @@ struct sor_conn *sor_conn_alloc(void)
 			       sizeof(*c) - offsetof(struct sor_conn, map));
 			c->rcvtimeo_ns = -1;
 			c->sndtimeo_ns = -1;
+			c->tcp_fd = -1;
 			STORE_REL(&c->refs, 1);
 			return c;
 		}

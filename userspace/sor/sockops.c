@@ -227,9 +227,11 @@ static bool adopted(long r, int fd, struct sor_conn **c)
 
 ssize_t sor_read(int fd, void *buf, size_t n)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route_io(&fd);
 	struct iovec v = { .iov_base = buf, .iov_len = n };
 
+	if (!c && fd < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
 		return sor_r->read(fd, buf, n);
 	return do_recv(fd, c, &v, 1, 0);
@@ -237,8 +239,10 @@ ssize_t sor_read(int fd, void *buf, size_t n)
 
 ssize_t sor_readv(int fd, const struct iovec *iov, int iovcnt)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route_io(&fd);
 
+	if (!c && fd < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
 		return sor_r->readv(fd, iov, iovcnt);
 	if (bad_iov(iov, iovcnt)) {
@@ -251,9 +255,11 @@ ssize_t sor_readv(int fd, const struct iovec *iov, int iovcnt)
 ssize_t sor_recvfrom(int fd, void *buf, size_t n, int flags,
 		     struct sockaddr *addr, socklen_t *len)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route_io(&fd);
 	struct iovec v = { .iov_base = buf, .iov_len = n };
 
+	if (!c && fd < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		ssize_t r = sor_r->recvfrom(fd, buf, n, flags, addr, len);
 
@@ -267,9 +273,11 @@ ssize_t sor_recvfrom(int fd, void *buf, size_t n, int flags,
 
 ssize_t sor_recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route_io(&fd);
 	ssize_t r;
 
+	if (!c && fd < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		r = sor_r->recvmsg(fd, msg, flags);
 		if (!adopted(r, fd, &c))
@@ -291,10 +299,12 @@ ssize_t sor_recvmsg(int fd, struct msghdr *msg, int flags)
 
 ssize_t sor_write(int fd, const void *buf, size_t n)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route_io(&fd);
 	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
 	struct sor_src s = { .iov = &v, .iovcnt = 1 };
 
+	if (!c && fd < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
 		return sor_r->write(fd, buf, n);
 	return do_send(fd, c, &s, 0);
@@ -302,9 +312,11 @@ ssize_t sor_write(int fd, const void *buf, size_t n)
 
 ssize_t sor_writev(int fd, const struct iovec *iov, int iovcnt)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route_io(&fd);
 	struct sor_src s = { .iov = iov, .iovcnt = iovcnt };
 
+	if (!c && fd < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
 		return sor_r->writev(fd, iov, iovcnt);
 	if (bad_iov(iov, iovcnt)) {
@@ -317,10 +329,12 @@ ssize_t sor_writev(int fd, const struct iovec *iov, int iovcnt)
 ssize_t sor_sendto(int fd, const void *buf, size_t n, int flags,
 		   const struct sockaddr *addr, socklen_t len)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route_io(&fd);
 	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
 	struct sor_src s = { .iov = &v, .iovcnt = 1 };
 
+	if (!c && fd < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		ssize_t r = sor_r->sendto(fd, buf, n, flags, addr, len);
 
@@ -333,9 +347,11 @@ ssize_t sor_sendto(int fd, const void *buf, size_t n, int flags,
 
 ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route_io(&fd);
 	struct sor_src s;
 
+	if (!c && fd < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		ssize_t r = sor_r->sendmsg(fd, msg, flags);
 
@@ -362,11 +378,13 @@ ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags)
  */
 int sor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route_io(&fd);
 	unsigned int i;
 	int e = errno;
 	ssize_t r;
 
+	if (!c && fd < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		int n = sor_r->sendmmsg(fd, vec, vlen, flags);
 
@@ -394,12 +412,14 @@ int sor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
 int sor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 		 struct timespec *timeout)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route_io(&fd);
 	int64_t deadline = 0, now;
 	unsigned int i;
 	int e = errno;
 	ssize_t r;
 
+	if (!c && fd < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		int n = sor_r->recvmmsg(fd, vec, vlen, flags, timeout);
 
@@ -473,10 +493,12 @@ static ssize_t file_fill(void *arg, void *dst, size_t n)
 
 ssize_t sor_sendfile(int out, int in, off_t *off, size_t n)
 {
-	struct sor_conn *c = sor_fd_get(out);
+	struct sor_conn *c = sor_fd_route_io(&out);
 	struct file_src f = { .in = in, .off = off };
 	struct sor_src s;
 
+	if (!c && out < 0)
+		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	/* One not adopted yet is served by the driver's splice_write. */
 	if (!c)
 		return sor_r->sendfile(out, in, off, n);
@@ -493,7 +515,7 @@ ssize_t sor_sendfile(int out, int in, off_t *off, size_t n)
 
 int sor_shutdown(int fd, int how)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route(&fd);
 	uint32_t h = (uint32_t)how;
 	int r;
 
@@ -647,7 +669,7 @@ static int conn_getsockopt(int fd, struct sor_conn *c, int level, int name,
 
 int sor_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route(&fd);
 	int r;
 
 	if (!c) {
@@ -744,7 +766,7 @@ static void remember_wish(int fd, int name, const void *val, socklen_t len)
 
 int sor_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route(&fd);
 	int r;
 
 	if (!c) {
@@ -772,7 +794,7 @@ conn:
 
 static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer)
 {
-	struct sor_conn *c = sor_fd_get(fd);
+	struct sor_conn *c = sor_fd_route(&fd);
 	struct sockaddr_storage a;
 	socklen_t l;
 

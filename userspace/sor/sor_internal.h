@@ -39,6 +39,16 @@ struct sor_conn {
 	struct sockaddr_in local;
 	struct sockaddr_in peer;
 
+	/*
+	 * A non-blocking connect()'s set-up (conn.c): SOR_PEND_*, atomic.
+	 * Until it is over the rings are not mapped and the socket calls go
+	 * to the socket's own descriptor TCP_FD (-1 none), which stays the
+	 * connection's if set-up fails and the driver turns to TCP.
+	 */
+	unsigned int pending;
+	int tcp_fd;
+	int tcp_fl;		/* O_NONBLOCK as last given to TCP_FD */
+
 	/* State kept by the core (atomic). */
 	unsigned int shut;	/* SOR_X_SHUT_RD once shutdown(SHUT_RD) */
 	int64_t rcvtimeo_ns;	/* -1: none */
@@ -99,8 +109,25 @@ void sor_face_save(struct sor_conn *c);
  */
 struct sor_conn *sor_adopt(int fd);
 
+#define SOR_PEND_NONE		0U	/* established: mapped */
+#define SOR_PEND_CONNECTING	1U
+#define SOR_PEND_BUSY		2U	/* a thread is looking */
+#define SOR_PEND_TCP		3U	/* set-up failed: TCP for good */
+
 /* Map connection file CFD: a new object with one reference, or NULL. */
 struct sor_conn *sor_conn_map(int cfd);
+/*
+ * The connection at *FD with a reference, as sor_fd_get(); but one whose
+ * set-up is still going on or turned to TCP is no connection to the
+ * caller: NULL, with *FD now the socket's own descriptor for the real
+ * call.
+ */
+struct sor_conn *sor_fd_route(int *fd);
+/*
+ * The same for the data calls, which wait while set-up goes on (or fail
+ * with EAGAIN if non-blocking): NULL with *FD -1 and errno set then.
+ */
+struct sor_conn *sor_fd_route_io(int *fd);
 /* First address of NODE in the peers file (network order), or 0. */
 uint32_t sor_node_addr(const struct sor_state *st, uint32_t node);
 /*

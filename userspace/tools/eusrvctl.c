@@ -144,6 +144,8 @@ static const char *state_name(uint32_t st)
 		return "RESET";
 	case EUSRV_SOR_ST_NACK_WAIT:
 		return "NACK_WAIT";
+	case EUSRV_SOR_ST_TCP:
+		return "TCP";
 	default:
 		return "UNKNOWN";
 	}

@@ -13,6 +13,8 @@
  * says what went wrong and exits 1.
  *
  *   sor-test serve PORT                 one process per connection
+ *   sor-test serve-tcp PORT             the same, its listener unknown to
+ *                                       the driver (clients stay on TCP)
  *   sor-test serve-many PORT            one process, epoll, small rings
  *   sor-test MODE HOST PORT [N]         MODE: integrity fork threads dup
  *                                       epoll nonblock halfclose calls
@@ -369,6 +371,9 @@ static void small_bufs(int fd)
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
 }
 
+/* serve-tcp: listen past the library, so no client comes over RDMA. */
+static bool raw_listen;
+
 /* A listening TCP socket on PORT (any address); SMALL: small rings. */
 static int listen_on(int port, int backlog, bool small)
 {
@@ -383,7 +388,8 @@ static int listen_on(int port, int backlog, bool small)
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
 	a.sin_port = htons((uint16_t)port);
-	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, backlog))
+	if (bind(l, (struct sockaddr *)&a, sizeof(a)) ||
+	    (raw_listen ? syscall(SYS_listen, l, backlog) : listen(l, backlog)))
 		die("bind/listen");
 	return l;
 }
@@ -2199,12 +2205,17 @@ static void on_tick(int sig)
 	ticks++;
 }
 
-/* Whether FD's file is a connection's (past the library: the driver's own answer). */
+/*
+ * Whether FD's file is a connection's that went over RDMA (past the
+ * library: the driver's own answer), not one still setting up or turned
+ * to TCP.
+ */
 static bool is_rdma(int fd)
 {
 	struct eusrv_sor_info in;
 
-	return syscall(SYS_ioctl, fd, EUSRV_SOR_INFO, &in) == 0;
+	return syscall(SYS_ioctl, fd, EUSRV_SOR_INFO, &in) == 0 &&
+	       in.state != EUSRV_SOR_ST_CONNECTING && in.state != EUSRV_SOR_ST_TCP;
 }
 
 /*
@@ -2307,6 +2318,161 @@ static void t_intrconnect(const char *host, const char *port, uint64_t n)
 	close(fd);
 	printf("ok %s: connect() said EINTR, went on over TCP: POLLOUT, SO_ERROR 0, connected, echoed\n",
 	       mode);
+}
+
+/* ---- non-blocking connect(): set-up in the background ---- */
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * A non-blocking connect() to HOST:PORT, as an event loop does it: it
+ * must say EINPROGRESS before the connection is up (the suite makes the
+ * server's driver answer 1 s late, or the server is no RDMA listener),
+ * then EPOLLOUT comes for the descriptor registered meanwhile and
+ * SO_ERROR says 0.  RDMA: whether it must end over RDMA.
+ */
+static void bg_connect(const char *host, const char *port, bool rdma)
+{
+	struct epoll_event ev = { .events = EPOLLOUT }, out;
+	struct pollfd pf;
+	struct addrinfo hints, *res;
+	struct sockaddr_in peer;
+	socklen_t pl = sizeof(peer), sl;
+	struct timespec t0;
+	double t_in, t_up;
+	int fd, ep, r, so = -1;
+	char b;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res))
+		fail("getaddrinfo");
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	ep = epoll_create1(0);
+	if (fd < 0 || ep < 0)
+		die("socket/epoll_create1");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = connect(fd, res->ai_addr, res->ai_addrlen);
+	t_in = ms_since(&t0);
+	if (r != -1 || errno != EINPROGRESS)
+		die("non-blocking connect(): not EINPROGRESS");
+	pf.fd = fd;
+	pf.events = POLLOUT;
+	if (rdma && poll(&pf, 1, 0) != 0)
+		fail("writable at once, before the late server could answer");
+	/* While connecting, as a TCP socket in SYN_SENT. */
+	if (rdma && (getpeername(fd, (struct sockaddr *)&peer, &pl) != -1 ||
+		     errno != ENOTCONN))
+		fail("getpeername while connecting: not ENOTCONN");
+	if (rdma && (recv(fd, &b, 1, 0) != -1 || errno != EAGAIN))
+		fail("recv while connecting: not EAGAIN");
+	if (rdma && (connect(fd, res->ai_addr, res->ai_addrlen) != -1 ||
+		     errno != EALREADY))
+		fail("connect() again while connecting: not EALREADY");
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		die("epoll_ctl");
+	if (epoll_wait(ep, &out, 1, 20000) != 1 || !(out.events & EPOLLOUT))
+		fail("no EPOLLOUT within 20 s");
+	t_up = ms_since(&t0);
+	sl = sizeof(so);
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) || so)
+		fail("SO_ERROR after EPOLLOUT: not 0");
+	if (is_rdma(fd) != rdma)
+		fail(rdma ? "the connection did not end over RDMA" :
+			    "the connection went over RDMA, not TCP");
+	pl = sizeof(peer);
+	if (getpeername(fd, (struct sockaddr *)&peer, &pl))
+		die("getpeername once connected");
+	if (fcntl(fd, F_SETFL, 0))
+		die("F_SETFL");
+	echo_bytes(fd, 65536);
+	freeaddrinfo(res);
+	close(ep);
+	close(fd);
+	printf("ok %s: EINPROGRESS after %.1f ms, EPOLLOUT after %.0f ms, SO_ERROR 0, over %s, echoed\n",
+	       mode, t_in, t_up, rdma ? "RDMA" : "TCP");
+}
+
+static void t_bgconnect(const char *host, const char *port, uint64_t n)
+{
+	(void)n;
+	bg_connect(host, port, true);
+}
+
+/* The server listens past the library: set-up fails, TCP takes over. */
+static void t_bgfallback(const char *host, const char *port, uint64_t n)
+{
+	(void)n;
+	bg_connect(host, port, false);
+}
+
+/*
+ * Nobody listens on PORT at all: set-up is refused, TCP takes over and is
+ * refused too: EPOLLERR, and SO_ERROR says ECONNREFUSED, as for TCP.
+ */
+static void t_bgrefused(const char *host, const char *port, uint64_t n)
+{
+	struct epoll_event ev = { .events = EPOLLOUT }, out;
+	struct addrinfo hints, *res;
+	int fd, ep, so = 0;
+	socklen_t sl = sizeof(so);
+
+	(void)n;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res))
+		fail("getaddrinfo");
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	ep = epoll_create1(0);
+	if (fd < 0 || ep < 0)
+		die("socket/epoll_create1");
+	if (connect(fd, res->ai_addr, res->ai_addrlen) != -1 || errno != EINPROGRESS)
+		die("non-blocking connect(): not EINPROGRESS");
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		die("epoll_ctl");
+	if (epoll_wait(ep, &out, 1, 20000) != 1 || !(out.events & EPOLLERR))
+		fail("no EPOLLERR within 20 s");
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) || so != ECONNREFUSED)
+		fail("SO_ERROR: not ECONNREFUSED");
+	freeaddrinfo(res);
+	close(ep);
+	close(fd);
+	printf("ok %s: EINPROGRESS, then EPOLLERR and SO_ERROR ECONNREFUSED\n", mode);
+}
+
+/* N non-blocking connect()s closed before the (late) server answers. */
+static void t_bgclose(const char *host, const char *port, uint64_t n)
+{
+	struct addrinfo hints, *res;
+	uint64_t i;
+	int fd;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, port, &hints, &res))
+		fail("getaddrinfo");
+	for (i = 0; i < n; i++) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		if (fd < 0)
+			die("socket");
+		if (connect(fd, res->ai_addr, res->ai_addrlen) != -1 ||
+		    errno != EINPROGRESS)
+			die("non-blocking connect(): not EINPROGRESS");
+		close(fd);
+	}
+	freeaddrinfo(res);
+	printf("ok %s: %llu connections closed while setting up\n", mode,
+	       (unsigned long long)n);
 }
 
 /* ---- a hostile server's ADDR ---- */
@@ -2418,7 +2584,9 @@ static const struct {
 	{ "locks", t_locks }, { "slowread", t_slowread }, { "vfork", t_vfork },
 	{ "cancel", t_cancel }, { "mmsg", t_mmsg }, { "splice", t_splice },
 	{ "sigconnect", t_sigconnect }, { "intrconnect", t_intrconnect },
-	{ "badaddr", t_badaddr },
+	{ "badaddr", t_badaddr }, { "bgconnect", t_bgconnect },
+	{ "bgfallback", t_bgfallback }, { "bgrefused", t_bgrefused },
+	{ "bgclose", t_bgclose },
 };
 
 /*
@@ -2460,6 +2628,10 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "serve"))
 		return serve(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "serve-tcp")) {
+		raw_listen = true;
+		return serve(atoi(argv[2]));
+	}
 	/* The images a hand-over execs (see exec_inetd, exec_self, t_execclient). */
 	if (argc == 2 && !strcmp(argv[1], "inetd-echo")) {
 		mode = argv[1];

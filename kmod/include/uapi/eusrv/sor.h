@@ -144,6 +144,7 @@ enum eusrv_sor_state {
 	EUSRV_SOR_ST_PEER_CLOSED,	/* peer's NACK(0) after its FIN */
 	EUSRV_SOR_ST_RESET,		/* failed; so_error says why */
 	EUSRV_SOR_ST_NACK_WAIT,		/* released, waiting for the NACK reply */
+	EUSRV_SOR_ST_TCP,		/* client: set-up failed, the file serves the socket */
 };
 
 /* ---- Control file ioctls ------------------------------------------------ */
@@ -185,6 +186,16 @@ struct eusrv_sor_listen {
  * EDQUOT (the rings would pass the caller's RLIMIT_MEMLOCK, or the
  * server's listener's), EINTR.  Any failure means "use TCP instead"; the
  * reason goes to NOTE.
+ *
+ * With EUSRV_SOR_F_NONBLOCK it returns the file at once, in CONNECTING,
+ * and set-up goes on in the background, as a TCP connect() that returned
+ * EINPROGRESS: poll says POLLOUT once it is ESTABLISHED (the rings can
+ * be mapped then).  If it fails, and ADDR (a struct sockaddr of ADDRLEN
+ * bytes, the destination as connect() got it) was given, the driver
+ * connects FD's socket there over TCP and the file turns into that
+ * socket (state TCP): poll, read and write are the socket's, and
+ * EUSRV_SOR_SOCKET gives a descriptor of it for the other socket calls.
+ * Without ADDR a failure ends in RESET with the error (GET_ERROR).
  */
 struct eusrv_sor_connect {
 	__u32 node;
@@ -196,6 +207,8 @@ struct eusrv_sor_connect {
 	__u32 flags;		/* EUSRV_SOR_F_* */
 	__u32 timeout_ms;	/* 0 = 2000, at most 60000 */
 	__s32 fd;		/* the caller's bound TCP socket */
+	__u32 addrlen;		/* 0, or the length of ADDR (at most 128) */
+	__u64 addr;		/* user pointer: where TCP connects instead */
 };
 
 /*
@@ -426,6 +439,13 @@ struct eusrv_sor_wait {
  * ECONNRESET, as TCP's RST); 0 (default): the last close flushes.
  */
 #define EUSRV_SOR_LINGER	_IOW(EUSRV_SOR_IOC_MAGIC, 0x28, __u32)
+/*
+ * SOCKET: a new descriptor (O_CLOEXEC) of the TCP socket a client
+ * connection was made from (CONNECT's FD): while the connection is
+ * CONNECTING, or after it turned to TCP, user space serves the socket
+ * calls on it.  EINVAL for a server connection.
+ */
+#define EUSRV_SOR_SOCKET	_IO(EUSRV_SOR_IOC_MAGIC, 0x29)
 
 /*
  * The connection file also answers FIONREAD (bytes in the receive ring)

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * eusrv_sor: a client connection whose background set-up failed turns
+ * into its own TCP socket (docs/protocol.md section 3).  A non-blocking
+ * connect() has returned EINPROGRESS with the connection file in place of
+ * the socket, and the program may have put that file in an epoll set: so
+ * the file stays, the driver connects the socket to where the program
+ * asked, and the file then serves the socket: its poll (woken through a
+ * wait entry on the socket's queue), read and write.  User space takes a
+ * descriptor of the socket (EUSRV_SOR_SOCKET) for the other socket calls.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/uio.h>
+#include <net/sock.h>
+
+#include "sor_internal.h"
+
+/* The socket woke its waiters: so do we (any context, its queue locked). */
+static int sor_tcp_woken(struct wait_queue_entry *wq, unsigned int mode,
+			 int sync, void *key)
+{
+	struct sor_bg *bg = container_of(wq, struct sor_bg, tcp_wait);
+
+	wake_up_all(&bg->conn->wq);
+	kill_fasync(&bg->conn->fasync, SIGIO, POLL_IN);
+	return 0;
+}
+
+/*
+ * Connect C's socket over TCP to where connect() was asked, and let the
+ * file serve it from now on.  An error the connect fails with at once
+ * becomes the socket's pending error, as one TCP finds later would.
+ * Process context.
+ */
+void sor_tcp_start(struct sor_conn *c)
+{
+	struct socket *sock = sock_from_file(c->bound);
+	struct sor_bg *bg = c->bg;
+	unsigned long flags;
+	int ret;
+
+	ret = kernel_connect(sock, (struct sockaddr *)&bg->addr, bg->addrlen,
+			     O_NONBLOCK);
+	if (ret && ret != -EINPROGRESS) {
+		lock_sock(sock->sk);
+		sock->sk->sk_err = -ret;
+		release_sock(sock->sk);
+		sk_error_report(sock->sk);
+	}
+	init_waitqueue_func_entry(&bg->tcp_wait, sor_tcp_woken);
+	add_wait_queue(sk_sleep(sock->sk), &bg->tcp_wait);
+	spin_lock_irqsave(&c->lock, flags);
+	WRITE_ONCE(c->tcp, true);
+	spin_unlock_irqrestore(&c->lock, flags);
+	sor_conn_wake(c, POLL_OUT);
+}
+
+/* The file goes: no more wake-ups from the socket. */
+void sor_tcp_stop(struct sor_conn *c)
+{
+	if (READ_ONCE(c->tcp))
+		remove_wait_queue(sk_sleep(sock_from_file(c->bound)->sk),
+				  &c->bg->tcp_wait);
+}
+
+__poll_t sor_tcp_poll(struct sor_conn *c, struct file *file, poll_table *wait)
+{
+	poll_table pt;
+
+	/* Registered on our queue, which the socket's wakes. */
+	poll_wait(file, &c->wq, wait);
+	init_poll_funcptr(&pt, NULL);
+	pt._key = wait ? wait->_key : ~(__poll_t)0;
+	return vfs_poll(c->bound, &pt);
+}
+
+ssize_t sor_tcp_read(struct sor_conn *c, struct kiocb *iocb,
+		     struct iov_iter *to)
+{
+	struct msghdr msg = { .msg_iter = *to };
+	ssize_t ret;
+
+	if (iocb->ki_filp->f_flags & O_NONBLOCK || iocb->ki_flags & IOCB_NOWAIT)
+		msg.msg_flags = MSG_DONTWAIT;
+	ret = sock_recvmsg(sock_from_file(c->bound), &msg, msg.msg_flags);
+	*to = msg.msg_iter;
+	return ret;
+}
+
+ssize_t sor_tcp_write(struct sor_conn *c, struct kiocb *iocb,
+		      struct iov_iter *from)
+{
+	struct msghdr msg = { .msg_iter = *from };
+	ssize_t ret;
+
+	if (iocb->ki_filp->f_flags & O_NONBLOCK || iocb->ki_flags & IOCB_NOWAIT)
+		msg.msg_flags = MSG_DONTWAIT;
+	ret = sock_sendmsg(sock_from_file(c->bound), &msg);
+	*from = msg.msg_iter;
+	return ret;
+}
+
+long sor_tcp_ioctl(struct sor_conn *c, unsigned int cmd, unsigned long arg)
+{
+	return c->bound->f_op->unlocked_ioctl(c->bound, cmd, arg);
+}
+
+/* EUSRV_SOR_SOCKET: a descriptor of the client's socket. */
+int sor_tcp_socket_fd(struct sor_conn *c)
+{
+	int fd;
+
+	if (!c->client || !c->bound)
+		return -EINVAL;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd >= 0)
+		fd_install(fd, get_file(c->bound));
+	return fd;
+}
