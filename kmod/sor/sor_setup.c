@@ -872,7 +872,6 @@ void sor_setup_bg_release(struct sor_conn *c)
 
 	if (!c->bg)
 		return;
-	sor_tcp_stop(c);
 	spin_lock_irqsave(&c->lock, flags);
 	if (!c->bg->done) {
 		c->bg->done = true;
@@ -881,10 +880,12 @@ void sor_setup_bg_release(struct sor_conn *c)
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
+/* Last reference, before the socket goes: the socket wakes us no more. */
 void sor_setup_bg_free(struct sor_conn *c)
 {
 	if (!c->bg)
 		return;
+	sor_tcp_stop(c);
 	sor_charge_owner_put(&c->bg->owner);
 	kfree(c->bg);
 }
@@ -1042,7 +1043,7 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	if (bg)
 		return sor_connect_bg(c, bg, rq->flags, deadline);
 	left = wait_event_interruptible_timeout(c->wq, sor_connect_answered(c),
-						max_t(long, 1, (long)(deadline - jiffies)));
+						sor_st_wait_left(deadline, jiffies));
 	if (left <= 0)
 		return sor_connect_gave_up(c, left);
 	if (READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING)
@@ -1055,7 +1056,7 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	if (ret)
 		return sor_connect_fail(c, -ret);
 	left = wait_event_interruptible_timeout(c->wq, sor_connect_addressed(c),
-						max_t(long, 1, (long)(deadline - jiffies)));
+						sor_st_wait_left(deadline, jiffies));
 	if (left <= 0)
 		return sor_connect_gave_up(c, left);
 

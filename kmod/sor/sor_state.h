@@ -184,6 +184,19 @@ static inline bool sor_st_late(unsigned int state)
 	       state == EUSRV_SOR_ST_PEER_CLOSED || state == EUSRV_SOR_ST_RESET;
 }
 
+/*
+ * The timeout, in jiffies, a set-up wait may still take until DEADLINE at
+ * NOW: what is left, and at least one jiffy, past the deadline too (a
+ * negative timeout is a kernel complaint any caller could repeat; the
+ * caller looks at the deadline itself).
+ */
+static inline long sor_st_wait_left(unsigned long deadline, unsigned long now)
+{
+	long left = (long)(deadline - now);
+
+	return left > 0 ? left : 1;
+}
+
 /* Whether a connection in STATE still moves data (takes credit etc.). */
 static inline bool sor_st_open(unsigned int state)
 {

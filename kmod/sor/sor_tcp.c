@@ -61,7 +61,12 @@ void sor_tcp_start(struct sor_conn *c)
 	sor_conn_wake(c, POLL_OUT);
 }
 
-/* The file goes: no more wake-ups from the socket. */
+/*
+ * The connection goes (its last reference, while it still holds the
+ * socket): no more wake-ups from the socket.  The file may be gone long
+ * before, and a set-up that turned to TCP just as the file went still
+ * adds its entry; only this is sure to come after it.
+ */
 void sor_tcp_stop(struct sor_conn *c)
 {
 	if (READ_ONCE(c->tcp))

@@ -185,6 +185,21 @@ static void sor_state_test_retire(struct kunit *test)
 	}
 }
 
+/*
+ * A set-up wait's timeout: what is left, and never below one jiffy, past
+ * the deadline and across the wrap of jiffies (a negative one made the
+ * kernel complain on every CONNECT that came late).
+ */
+static void sor_state_test_wait_left(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sor_st_wait_left(1000, 400), 600L);
+	KUNIT_EXPECT_EQ(test, sor_st_wait_left(1000, 999), 1L);
+	KUNIT_EXPECT_EQ(test, sor_st_wait_left(1000, 1000), 1L);
+	KUNIT_EXPECT_EQ(test, sor_st_wait_left(1000, 1003), 1L);
+	KUNIT_EXPECT_EQ(test, sor_st_wait_left(5, ULONG_MAX - 4), 10L);
+	KUNIT_EXPECT_EQ(test, sor_st_wait_left(ULONG_MAX - 4, 5), 1L);
+}
+
 static struct kunit_case sor_state_test_cases[] = {
 	KUNIT_CASE(sor_state_test_setup_msgs),
 	KUNIT_CASE(sor_state_test_data_msgs),
@@ -192,6 +207,7 @@ static struct kunit_case sor_state_test_cases[] = {
 	KUNIT_CASE(sor_state_test_close),
 	KUNIT_CASE(sor_state_test_abort_resend),
 	KUNIT_CASE(sor_state_test_retire),
+	KUNIT_CASE(sor_state_test_wait_left),
 	{}
 };
 
