@@ -3,7 +3,8 @@
 # libc installed in the nodes): no connection may hang, every byte is
 # checked.
 #
-#  - soak: 1,000 back-to-back connections each echoing 1 MB (sor-test
+#  - soak: 1,000 back-to-back connections (every other one by a
+#    non-blocking connect() that sets up in the background) each echoing 1 MB (sor-test
 #    soak); one that takes more than 30 s fails and dumps both nodes'
 #    `eusrvctl conns`;
 #  - stress: connections ending at random points of the transfer in both
