@@ -466,40 +466,58 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 	return c;
 }
 
-/* The send ring's data of SIZE, reusing what is there if it fits. */
+/*
+ * The send ring's data of SIZE, reusing what is there if it fits.  A
+ * bigger one replaces it under the lock, so that a reader holding the lock
+ * sees the old ring or the new one whole; if none is to be had, the old
+ * one stays.
+ */
 static int sor_conn_fit_snd(struct sor_conn *c, u32 size)
 {
+	unsigned long flags;
+	void *old, *data;
+	u32 old_size;
+
 	if (c->snd_data && c->snd_size == size)
 		return 0;
-	if (c->snd_data)
-		sor_pool_put(c->snd_data, c->snd_size);
-	c->snd_size = 0;
-	c->snd_data = sor_pool_get(size);
-	if (!c->snd_data)
+	data = sor_pool_get(size);
+	if (!data)
 		return -ENOMEM;
+	spin_lock_irqsave(&c->lock, flags);
+	old = c->snd_data;
+	old_size = c->snd_size;
+	c->snd_data = data;
 	c->snd_size = size;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (old)
+		sor_pool_put(old, old_size);
 	return 0;
 }
 
 /* The receive block for a ring of SIZE, likewise. */
 static int sor_conn_fit_rcv(struct sor_conn *c, u32 size)
 {
+	unsigned long flags;
+	void *old, *blk;
+	u32 old_size;
+
 	if (c->rcv_blk && c->rcv_size == size)
 		return 0;
-	if (c->rcv_blk)
-		sor_pool_put(c->rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
-	c->rcv_size = 0;
-	c->rcv_hdr = NULL;
-	c->rcv_ktail = NULL;
-	c->rcv_data = NULL;
-	c->rcv_blk = sor_pool_get(SOR_RCV_DATA_OFF + size);
-	if (!c->rcv_blk)
+	blk = sor_pool_get(SOR_RCV_DATA_OFF + size);
+	if (!blk)
 		return -ENOMEM;
+	((struct eusrv_sor_ring_hdr *)blk)->size = size;
+	spin_lock_irqsave(&c->lock, flags);
+	old = c->rcv_blk;
+	old_size = c->rcv_size;
+	c->rcv_blk = blk;
 	c->rcv_size = size;
-	c->rcv_hdr = c->rcv_blk;
-	c->rcv_ktail = c->rcv_blk + SOR_RCV_KTAIL_OFF;
-	c->rcv_data = c->rcv_blk + SOR_RCV_DATA_OFF;
-	c->rcv_hdr->size = size;
+	c->rcv_hdr = blk;
+	c->rcv_ktail = blk + SOR_RCV_KTAIL_OFF;
+	c->rcv_data = blk + SOR_RCV_DATA_OFF;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (old)
+		sor_pool_put(old, SOR_RCV_DATA_OFF + old_size);
 	return 0;
 }
 

@@ -52,13 +52,13 @@ static u32 sor_file_events(struct sor_conn *c)
 	unsigned int st;
 
 	spin_lock_irqsave(&c->lock, flags);
-	sor_data_sync_tail_locked(c);
 	st = sor_st_uapi(c->state);
 	/* Set-up goes on: nothing to read, no room to write yet. */
-	if (st == EUSRV_SOR_ST_CONNECTING) {
+	if (st == EUSRV_SOR_ST_CONNECTING || sor_conn_setting_up(c)) {
 		spin_unlock_irqrestore(&c->lock, flags);
 		return 0;
 	}
+	sor_data_sync_tail_locked(c);
 	head = READ_ONCE(c->rcv_hdr->head);
 	if (c->rcv_tail != head || c->eof || c->shut_rd ||
 	    st == EUSRV_SOR_ST_RESET)
@@ -116,7 +116,8 @@ static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
 	/* The ring sizes are final once set-up is over, and only then. */
-	if (READ_ONCE(c->tcp) || READ_ONCE(c->state) == EUSRV_SOR_ST_CONNECTING)
+	if (READ_ONCE(c->tcp) || sor_conn_setting_up(c) ||
+	    READ_ONCE(c->state) == EUSRV_SOR_ST_CONNECTING)
 		return -EAGAIN;
 	if (vma->vm_pgoff || len > sor_map_len(c))
 		return -EINVAL;
@@ -223,6 +224,22 @@ static bool sor_iocb_nonblock(const struct kiocb *iocb)
 	       (iocb->ki_flags & IOCB_NOWAIT);
 }
 
+/*
+ * A read or write while a non-blocking CONNECT sets up: as on a TCP
+ * socket still connecting, EAGAIN, or wait until set-up is over (either
+ * way).  0, or the error.
+ */
+static long sor_file_set_up(struct sor_conn *c, struct kiocb *iocb)
+{
+	if (!sor_conn_setting_up(c))
+		return 0;
+	if (sor_iocb_nonblock(iocb))
+		return -EAGAIN;
+	if (wait_event_interruptible(c->wq, !sor_conn_setting_up(c)))
+		return -ERESTARTSYS;
+	return 0;
+}
+
 static ssize_t sor_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct sor_conn *c = iocb->ki_filp->private_data;
@@ -230,6 +247,9 @@ static ssize_t sor_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	long avail;
 	u32 head, n;
 
+	avail = sor_file_set_up(c, iocb);
+	if (avail)
+		return avail;
 	if (READ_ONCE(c->tcp))
 		return sor_tcp_read(c, iocb, to);
 	if (!iov_iter_count(to))
@@ -327,6 +347,9 @@ static ssize_t sor_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	size_t done = 0;
 	ssize_t n;
 
+	n = sor_file_set_up(c, iocb);
+	if (n)
+		return n;
 	if (READ_ONCE(c->tcp))
 		return sor_tcp_write(c, iocb, from);
 	while (iov_iter_count(from)) {
@@ -347,9 +370,12 @@ static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 	__poll_t mask = 0;
 	u32 ev;
 
-	if (READ_ONCE(c->tcp))
-		return sor_tcp_poll(c, file, wait);
+	/* The socket's wake-ups come here too once it is TCP (sor_tcp.c). */
 	poll_wait(file, &c->wq, wait);
+	if (sor_conn_setting_up(c))
+		return 0;
+	if (READ_ONCE(c->tcp))
+		return sor_tcp_poll(c, wait);
 	ev = sor_file_events(c);
 	/* Waiting for input asks the peer for DATA, as WAIT does. */
 	if (!(ev & EUSRV_SOR_W_RECV) &&
@@ -385,7 +411,9 @@ static long sor_ioc_info(struct sor_conn *c, void __user *arg)
 	unsigned long flags;
 
 	spin_lock_irqsave(&c->lock, flags);
-	in.state = c->tcp ? EUSRV_SOR_ST_TCP : sor_st_uapi(c->state);
+	in.state = c->tcp ? EUSRV_SOR_ST_TCP :
+		   sor_conn_setting_up(c) ? EUSRV_SOR_ST_CONNECTING :
+		   sor_st_uapi(c->state);
 	in.id = c->id;
 	in.node = sor_node();
 	in.peer_node = c->peer_node;
@@ -527,6 +555,12 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 
 	if (cmd == EUSRV_SOR_SOCKET)
 		return sor_tcp_socket_fd(c);
+	/* Rings may still be replaced: only what does not touch them. */
+	if (sor_conn_setting_up(c) && cmd != EUSRV_SOR_INFO &&
+	    cmd != EUSRV_SOR_WAIT && cmd != EUSRV_SOR_GET_ERROR &&
+	    cmd != EUSRV_SOR_LINGER)
+		return cmd == FIONREAD || cmd == TIOCOUTQ ?
+		       put_user(0, (int __user *)arg) : -ENOTCONN;
 	/* Turned into its TCP socket: FIONREAD & co. are the socket's. */
 	if (READ_ONCE(c->tcp) && cmd != EUSRV_SOR_INFO)
 		return sor_tcp_ioctl(c, cmd, arg);

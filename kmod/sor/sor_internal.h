@@ -86,10 +86,12 @@ struct sor_bg {
 	struct sor_conn *conn;
 	struct sor_owner owner;		/* the caller, whom the rings are charged to */
 	unsigned long deadline;		/* jiffies: given up then */
-	bool done;			/* established, or given up */
+	bool done;			/* the outcome is being made */
+	bool settled;			/* ... and the file shows it */
 	int addrlen;			/* 0: no TCP to turn to */
 	struct sockaddr_storage addr;
 	struct wait_queue_entry tcp_wait; /* on the socket's queue (sor_tcp.c) */
+	bool tcp_waiting;		/* ... added */
 };
 
 /* A charge held: PAGES on USER's locked_vm. */
@@ -365,10 +367,21 @@ void sor_debugfs_exit(void);
 /* sor_file.c */
 int sor_file_open(struct sor_conn *c, u32 flags);
 
+/*
+ * Whether C's file still shows a non-blocking CONNECT setting up: nothing
+ * to read, no room, no rings to map, whatever the state behind it (which
+ * may have failed already, on its way to TCP).
+ */
+static inline bool sor_conn_setting_up(const struct sor_conn *c)
+{
+	/* Pairs with the release that settles it: c->tcp is set before. */
+	return c->bg && !smp_load_acquire(&c->bg->settled);
+}
+
 /* sor_tcp.c */
 void sor_tcp_start(struct sor_conn *c);
 void sor_tcp_stop(struct sor_conn *c);
-__poll_t sor_tcp_poll(struct sor_conn *c, struct file *file, poll_table *wait);
+__poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait);
 ssize_t sor_tcp_read(struct sor_conn *c, struct kiocb *iocb,
 		     struct iov_iter *to);
 ssize_t sor_tcp_write(struct sor_conn *c, struct kiocb *iocb,

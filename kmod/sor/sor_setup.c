@@ -811,6 +811,28 @@ static int sor_connect_rings(struct sor_conn *c, const struct sor_owner *owner)
 /* ---- client: non-blocking CONNECT, in the background ---------------------- */
 
 /*
+ * The set-up failed with ERR (bg->done is ours).  The file shows nothing
+ * of it until the socket is connecting over TCP in its place, so that the
+ * program never sees the failure nor the socket unconnected; without an
+ * address to go to, it shows the failure.
+ */
+static void sor_setup_bg_fail(struct sor_conn *c, int err)
+{
+	unsigned long flags;
+
+	if (c->bg->addrlen)
+		sor_tcp_start(c);
+	spin_lock_irqsave(&c->lock, flags);
+	if (c->bg->addrlen)
+		WRITE_ONCE(c->tcp, true);
+	/* Pairs with sor_conn_setting_up(): whoever sees it settled sees tcp. */
+	smp_store_release(&c->bg->settled, true);
+	sor_connect_give_up_locked(c, err);
+	spin_unlock_irqrestore(&c->lock, flags);
+	sor_conn_wake(c, POLL_OUT);
+}
+
+/*
  * Work item: a message, a state change or the deadline moved a background
  * set-up on.  It grows the rings once ACCEPT has said their sizes,
  * establishes the connection once the server's ADDR is in, and on any
@@ -845,15 +867,15 @@ void sor_setup_bg(struct sor_conn *c)
 		err = ECONNREFUSED;
 	if (err) {
 		bg->done = true;
-		sor_connect_give_up_locked(c, err);
 		spin_unlock_irqrestore(&c->lock, flags);
-		if (bg->addrlen)
-			sor_tcp_start(c);
+		sor_setup_bg_fail(c, err);
 		return;
 	}
 	if (!sor_connect_establish_locked(c))
 		goto out;	/* the server's ADDR is awaited */
 	bg->done = true;
+	/* Under the lock that the file's poll takes: it sees it up. */
+	smp_store_release(&bg->settled, true);
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (sor_connect_send_addr(c)) {
 		spin_lock_irqsave(&c->lock, flags);

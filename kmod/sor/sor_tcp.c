@@ -33,16 +33,15 @@ static int sor_tcp_woken(struct wait_queue_entry *wq, unsigned int mode,
 }
 
 /*
- * Connect C's socket over TCP to where connect() was asked, and let the
- * file serve it from now on.  An error the connect fails with at once
- * becomes the socket's pending error, as one TCP finds later would.
- * Process context.
+ * Connect C's socket over TCP to where connect() was asked, and have its
+ * wake-ups wake the file's waiters; the caller then lets the file serve
+ * it (c->tcp).  An error the connect fails with at once becomes the
+ * socket's pending error, as one TCP finds later would.  Process context.
  */
 void sor_tcp_start(struct sor_conn *c)
 {
 	struct socket *sock = sock_from_file(c->bound);
 	struct sor_bg *bg = c->bg;
-	unsigned long flags;
 	int ret;
 
 	ret = kernel_connect(sock, (struct sockaddr *)&bg->addr, bg->addrlen,
@@ -55,10 +54,7 @@ void sor_tcp_start(struct sor_conn *c)
 	}
 	init_waitqueue_func_entry(&bg->tcp_wait, sor_tcp_woken);
 	add_wait_queue(sk_sleep(sock->sk), &bg->tcp_wait);
-	spin_lock_irqsave(&c->lock, flags);
-	WRITE_ONCE(c->tcp, true);
-	spin_unlock_irqrestore(&c->lock, flags);
-	sor_conn_wake(c, POLL_OUT);
+	bg->tcp_waiting = true;
 }
 
 /*
@@ -69,17 +65,16 @@ void sor_tcp_start(struct sor_conn *c)
  */
 void sor_tcp_stop(struct sor_conn *c)
 {
-	if (READ_ONCE(c->tcp))
+	if (c->bg->tcp_waiting)
 		remove_wait_queue(sk_sleep(sock_from_file(c->bound)->sk),
 				  &c->bg->tcp_wait);
 }
 
-__poll_t sor_tcp_poll(struct sor_conn *c, struct file *file, poll_table *wait)
+/* The socket's events; the caller waits on the file's queue, which the socket's wakes. */
+__poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait)
 {
 	poll_table pt;
 
-	/* Registered on our queue, which the socket's wakes. */
-	poll_wait(file, &c->wq, wait);
 	init_poll_funcptr(&pt, NULL);
 	pt._key = wait ? wait->_key : ~(__poll_t)0;
 	return vfs_poll(c->bound, &pt);
