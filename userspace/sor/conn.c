@@ -542,6 +542,10 @@ struct sor_conn *sor_fd_route_io(int *fd)
 	unsigned int p;
 	int e;
 
+	if (*fd == SOR_FD_FAILED) {
+		errno = EBADF;
+		return NULL;
+	}
 	for (;;) {
 		c = sor_fd_get(*fd);
 		if (!c)
@@ -555,7 +559,7 @@ struct sor_conn *sor_fd_route_io(int *fd)
 		e = wait_setup(*fd);
 		if (e) {
 			errno = -e;
-			*fd = -1;
+			*fd = SOR_FD_FAILED;
 			return NULL;
 		}
 	}

@@ -230,7 +230,7 @@ ssize_t sor_read(int fd, void *buf, size_t n)
 	struct sor_conn *c = sor_fd_route_io(&fd);
 	struct iovec v = { .iov_base = buf, .iov_len = n };
 
-	if (!c && fd < 0)
+	if (!c && fd == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
 		return sor_r->read(fd, buf, n);
@@ -241,7 +241,7 @@ ssize_t sor_readv(int fd, const struct iovec *iov, int iovcnt)
 {
 	struct sor_conn *c = sor_fd_route_io(&fd);
 
-	if (!c && fd < 0)
+	if (!c && fd == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
 		return sor_r->readv(fd, iov, iovcnt);
@@ -258,7 +258,7 @@ ssize_t sor_recvfrom(int fd, void *buf, size_t n, int flags,
 	struct sor_conn *c = sor_fd_route_io(&fd);
 	struct iovec v = { .iov_base = buf, .iov_len = n };
 
-	if (!c && fd < 0)
+	if (!c && fd == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		ssize_t r = sor_r->recvfrom(fd, buf, n, flags, addr, len);
@@ -276,7 +276,7 @@ ssize_t sor_recvmsg(int fd, struct msghdr *msg, int flags)
 	struct sor_conn *c = sor_fd_route_io(&fd);
 	ssize_t r;
 
-	if (!c && fd < 0)
+	if (!c && fd == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		r = sor_r->recvmsg(fd, msg, flags);
@@ -303,7 +303,7 @@ ssize_t sor_write(int fd, const void *buf, size_t n)
 	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
 	struct sor_src s = { .iov = &v, .iovcnt = 1 };
 
-	if (!c && fd < 0)
+	if (!c && fd == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
 		return sor_r->write(fd, buf, n);
@@ -315,7 +315,7 @@ ssize_t sor_writev(int fd, const struct iovec *iov, int iovcnt)
 	struct sor_conn *c = sor_fd_route_io(&fd);
 	struct sor_src s = { .iov = iov, .iovcnt = iovcnt };
 
-	if (!c && fd < 0)
+	if (!c && fd == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
 		return sor_r->writev(fd, iov, iovcnt);
@@ -333,7 +333,7 @@ ssize_t sor_sendto(int fd, const void *buf, size_t n, int flags,
 	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
 	struct sor_src s = { .iov = &v, .iovcnt = 1 };
 
-	if (!c && fd < 0)
+	if (!c && fd == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		ssize_t r = sor_r->sendto(fd, buf, n, flags, addr, len);
@@ -350,7 +350,7 @@ ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags)
 	struct sor_conn *c = sor_fd_route_io(&fd);
 	struct sor_src s;
 
-	if (!c && fd < 0)
+	if (!c && fd == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		ssize_t r = sor_r->sendmsg(fd, msg, flags);
@@ -383,7 +383,7 @@ int sor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
 	int e = errno;
 	ssize_t r;
 
-	if (!c && fd < 0)
+	if (!c && fd == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		int n = sor_r->sendmmsg(fd, vec, vlen, flags);
@@ -418,7 +418,7 @@ int sor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	int e = errno;
 	ssize_t r;
 
-	if (!c && fd < 0)
+	if (!c && fd == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
 		int n = sor_r->recvmmsg(fd, vec, vlen, flags, timeout);
@@ -497,7 +497,7 @@ ssize_t sor_sendfile(int out, int in, off_t *off, size_t n)
 	struct file_src f = { .in = in, .off = off };
 	struct sor_src s;
 
-	if (!c && out < 0)
+	if (!c && out == SOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	/* One not adopted yet is served by the driver's splice_write. */
 	if (!c)

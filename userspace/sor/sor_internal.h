@@ -3,6 +3,7 @@
 #ifndef EUSRV_SOR_INTERNAL_H
 #define EUSRV_SOR_INTERNAL_H
 
+#include <limits.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -125,9 +126,11 @@ struct sor_conn *sor_conn_map(int cfd);
 struct sor_conn *sor_fd_route(int *fd);
 /*
  * The same for the data calls, which wait while set-up goes on (or fail
- * with EAGAIN if non-blocking): NULL with *FD -1 and errno set then.
+ * with EAGAIN if non-blocking): NULL with *FD SOR_FD_FAILED and errno set
+ * then (for a descriptor that is SOR_FD_FAILED itself, EBADF).
  */
 struct sor_conn *sor_fd_route_io(int *fd);
+#define SOR_FD_FAILED	INT_MIN
 /* First address of NODE in the peers file (network order), or 0. */
 uint32_t sor_node_addr(const struct sor_state *st, uint32_t node);
 /*
