@@ -403,6 +403,35 @@ static void scenarios(void)
 	}
 	if (c >= 0)
 		close(c);
+
+	/* Descriptors that are no socket at all: EBADF from every call. */
+	{
+		struct msghdr m;
+		struct iovec v1 = { small, sizeof(small) };
+		int bad[2] = { -1, 1000 };
+
+		memset(&m, 0, sizeof(m));
+		m.msg_iov = &v1;
+		m.msg_iovlen = 1;
+		for (i = 0; i < 2; i++) {
+			errno = 0;
+			r = (int)read(bad[i], small, 1);
+			e = errno;
+			printf("bad fd %d: read %d %s", bad[i], r, en(e));
+			errno = 0;
+			r = (int)recvmsg(bad[i], &m, 0);
+			e = errno;
+			printf(", recvmsg %d %s", r, en(e));
+			errno = 0;
+			r = (int)send(bad[i], "x", 1, MSG_NOSIGNAL);
+			e = errno;
+			printf(", send %d %s", r, en(e));
+			errno = 0;
+			r = recvmmsg(bad[i], NULL, 0, 0, NULL);
+			e = errno;
+			printf(", recvmmsg %d %s\n", r, en(e));
+		}
+	}
 	fflush(stdout);
 }
 
