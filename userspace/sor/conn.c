@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -85,14 +86,56 @@ static void *alloc_pages(unsigned long len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* Whether T is still the socket's descriptor that C took. */
+static bool tcp_fd_still(const struct sor_conn *c, int t)
+{
+	struct stat sb;
+
+	return t >= 0 && !sor_r->fstat(t, &sb) && (uint64_t)sb.st_dev == c->tcp_dev &&
+	       (uint64_t)sb.st_ino == c->tcp_ino;
+}
+
 static void unmap_conn(struct sor_conn *c)
 {
 	if (c->map)
 		sor_r->munmap(c->map, c->map_len);
 	c->map = NULL;
-	if (c->tcp_fd >= 0)
+	/* Not if the number is the program's by now. */
+	if (tcp_fd_still(c, c->tcp_fd))
 		sor_r->close(c->tcp_fd);
 	c->tcp_fd = -1;
+}
+
+/*
+ * The descriptor of connection file FD's socket that C serves its socket
+ * calls with (set-up going on, or turned to TCP), taken again when the
+ * program closed or replaced it (closefrom, dup2 onto it): -1 if none.
+ */
+static int tcp_fd_of(struct sor_conn *c, int fd)
+{
+	int t = __atomic_load_n(&c->tcp_fd, __ATOMIC_ACQUIRE);
+	struct stat sb;
+
+	if (tcp_fd_still(c, t))
+		return t;
+	while (__atomic_exchange_n(&c->tcp_busy, 1, __ATOMIC_ACQUIRE))
+		sor_r->sched_yield();
+	t = c->tcp_fd;
+	if (!tcp_fd_still(c, t)) {
+		t = sor_r->ioctl(fd, EUSRV_SOR_SOCKET, NULL);
+		if (t >= 0 && sor_r->fstat(t, &sb)) {
+			sor_r->close(t);
+			t = -1;
+		}
+		if (t >= 0) {
+			c->tcp_dev = (uint64_t)sb.st_dev;
+			c->tcp_ino = (uint64_t)sb.st_ino;
+			c->tcp_fl = sor_r->fcntl(t, F_GETFL, 0);
+		}
+		__atomic_store_n(&c->tcp_fd, t, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&c->tcp_busy, 0, __ATOMIC_RELEASE);
+	return t;
 }
 
 static void read_peers(void)
@@ -492,10 +535,7 @@ static unsigned int settle(struct sor_conn *c, int fd)
 		sor_r->sched_yield();
 		p = SOR_PEND_CONNECTING;
 	}
-	if (c->tcp_fd < 0) {
-		c->tcp_fd = sor_r->ioctl(fd, EUSRV_SOR_SOCKET, NULL);
-		c->tcp_fl = c->tcp_fd < 0 ? 0 : sor_r->fcntl(c->tcp_fd, F_GETFL, 0);
-	}
+	tcp_fd_of(c, fd);
 	memset(&in, 0, sizeof(in));
 	if (sor_r->ioctl(fd, EUSRV_SOR_INFO, &in) < 0)
 		p = SOR_PEND_CONNECTING;
@@ -505,11 +545,12 @@ static unsigned int settle(struct sor_conn *c, int fd)
 		p = SOR_PEND_CONNECTING;
 	else
 		p = SOR_PEND_NONE;
-	if (p == SOR_PEND_NONE && c->tcp_fd >= 0) {
+	if (p == SOR_PEND_NONE && tcp_fd_still(c, c->tcp_fd)) {
 		sor_face_import(c->tcp_fd, fd, c);
 		sor_r->close(c->tcp_fd);
-		c->tcp_fd = -1;
 	}
+	if (p == SOR_PEND_NONE)
+		c->tcp_fd = -1;
 	if (p == SOR_PEND_NONE)
 		sor_face_save(c);
 	__atomic_store_n(&c->pending, p, __ATOMIC_RELEASE);
@@ -569,7 +610,7 @@ struct sor_conn *sor_fd_route(int *fd)
 {
 	struct sor_conn *c = sor_fd_get(*fd);
 	unsigned int p;
-	int fl;
+	int fl, t;
 
 	if (!c)
 		return NULL;
@@ -578,14 +619,15 @@ struct sor_conn *sor_fd_route(int *fd)
 		p = settle(c, *fd);
 	if (p == SOR_PEND_NONE)
 		return c;
-	if (c->tcp_fd >= 0) {
+	t = tcp_fd_of(c, *fd);
+	if (t >= 0) {
 		/* The program sets O_NONBLOCK on its descriptor, not ours. */
 		fl = sor_r->fcntl(*fd, F_GETFL, 0);
 		if (fl >= 0 && ((fl ^ c->tcp_fl) & O_NONBLOCK)) {
 			c->tcp_fl = (c->tcp_fl & ~O_NONBLOCK) | (fl & O_NONBLOCK);
-			sor_r->fcntl(c->tcp_fd, F_SETFL, (uintptr_t)c->tcp_fl);
+			sor_r->fcntl(t, F_SETFL, (uintptr_t)c->tcp_fl);
 		}
-		*fd = c->tcp_fd;
+		*fd = t;
 	}
 	sor_conn_put(c);
 	return NULL;
@@ -667,7 +709,7 @@ int sor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 
 		if (p == SOR_PEND_CONNECTING || p == SOR_PEND_BUSY)
 			p = settle(c, fd);
-		if (p == SOR_PEND_TCP && c->tcp_fd >= 0) {
+		if (p == SOR_PEND_TCP && tcp_fd_of(c, fd) >= 0) {
 			/* TCP's own answer: EALREADY, EISCONN, or its error. */
 			int tfd = c->tcp_fd;
 

@@ -49,6 +49,9 @@ struct sor_conn {
 	unsigned int pending;
 	int tcp_fd;
 	int tcp_fl;		/* O_NONBLOCK as last given to TCP_FD */
+	unsigned int tcp_busy;	/* a thread (re)takes TCP_FD */
+	uint64_t tcp_dev;	/* what TCP_FD is: the program may close */
+	uint64_t tcp_ino;	/* or replace it behind our back */
 
 	/* State kept by the core (atomic). */
 	unsigned int shut;	/* SOR_X_SHUT_RD once shutdown(SHUT_RD) */

@@ -2357,7 +2357,8 @@ static double ms_since(const struct timespec *t0)
  * then EPOLLOUT comes for the descriptor registered meanwhile and
  * SO_ERROR says 0.  RDMA: whether it must end over RDMA.
  */
-static void bg_connect(const char *host, const char *port, bool rdma)
+static void bg_connect(const char *host, const char *port, bool rdma,
+		       bool closefrom)
 {
 	struct epoll_event ev = { .events = EPOLLOUT }, out;
 	struct pollfd pf;
@@ -2412,9 +2413,25 @@ static void bg_connect(const char *host, const char *port, bool rdma)
 		die("getpeername once connected");
 	if (fcntl(fd, F_SETFL, 0))
 		die("F_SETFL");
-	echo_bytes(fd, 65536);
-	freeaddrinfo(res);
 	close(ep);
+	if (closefrom) {
+		/*
+		 * As a daemon closing what it did not open: the library's own
+		 * descriptor of the socket goes too, and its number comes
+		 * back as the program's.
+		 */
+		if (close_range((unsigned int)fd + 1, ~0U, 0))
+			die("close_range");
+		ep = open("/dev/null", O_WRONLY);
+		if (ep < 0)
+			die("open /dev/null");
+	}
+	echo_bytes(fd, 65536);
+	if (closefrom && write(ep, "x", 1) != 1)
+		fail("the program's /dev/null after the connection's calls: not writable");
+	freeaddrinfo(res);
+	if (closefrom)
+		close(ep);
 	close(fd);
 	printf("ok %s: EINPROGRESS after %.1f ms, EPOLLOUT after %.0f ms, SO_ERROR 0, over %s, echoed\n",
 	       mode, t_in, t_up, rdma ? "RDMA" : "TCP");
@@ -2423,14 +2440,18 @@ static void bg_connect(const char *host, const char *port, bool rdma)
 static void t_bgconnect(const char *host, const char *port, uint64_t n)
 {
 	(void)n;
-	bg_connect(host, port, true);
+	bg_connect(host, port, true, false);
 }
 
-/* The server listens past the library: set-up fails, TCP takes over. */
+/*
+ * The server listens past the library: set-up fails, TCP takes over.  N
+ * = 1: the program then closes every descriptor above the connection's
+ * (closefrom) and opens one in its place; the connection still works and
+ * the new descriptor is left alone.
+ */
 static void t_bgfallback(const char *host, const char *port, uint64_t n)
 {
-	(void)n;
-	bg_connect(host, port, false);
+	bg_connect(host, port, false, n == 1);
 }
 
 /*
