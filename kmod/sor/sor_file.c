@@ -251,7 +251,7 @@ static ssize_t sor_file_read_iter(struct kiocb *iocb, struct iov_iter *to)
 	if (avail)
 		return avail;
 	if (READ_ONCE(c->tcp))
-		return sor_tcp_read(c, iocb, to);
+		return sor_tcp_rw(c, iocb, to, false);
 	if (!iov_iter_count(to))
 		return 0;
 	avail = sor_read_ready(c, sor_iocb_nonblock(iocb), &head);
@@ -351,7 +351,7 @@ static ssize_t sor_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	if (n)
 		return n;
 	if (READ_ONCE(c->tcp))
-		return sor_tcp_write(c, iocb, from);
+		return sor_tcp_rw(c, iocb, from, true);
 	while (iov_iter_count(from)) {
 		n = sor_write_some(c, from, nonblock);
 		if (n < 0) {

@@ -382,10 +382,8 @@ static inline bool sor_conn_setting_up(const struct sor_conn *c)
 void sor_tcp_start(struct sor_conn *c);
 void sor_tcp_stop(struct sor_conn *c);
 __poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait);
-ssize_t sor_tcp_read(struct sor_conn *c, struct kiocb *iocb,
-		     struct iov_iter *to);
-ssize_t sor_tcp_write(struct sor_conn *c, struct kiocb *iocb,
-		      struct iov_iter *from);
+ssize_t sor_tcp_rw(struct sor_conn *c, struct kiocb *iocb,
+		   struct iov_iter *iter, bool write);
 long sor_tcp_ioctl(struct sor_conn *c, unsigned int cmd, unsigned long arg);
 int sor_tcp_socket_fd(struct sor_conn *c);
 

@@ -80,29 +80,19 @@ __poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait)
 	return vfs_poll(c->bound, &pt);
 }
 
-ssize_t sor_tcp_read(struct sor_conn *c, struct kiocb *iocb,
-		     struct iov_iter *to)
+/* A read (or WRITE) of the socket, not waiting if the file says O_NONBLOCK. */
+ssize_t sor_tcp_rw(struct sor_conn *c, struct kiocb *iocb,
+		   struct iov_iter *iter, bool write)
 {
-	struct msghdr msg = { .msg_iter = *to };
+	struct socket *sock = sock_from_file(c->bound);
+	struct msghdr msg = { .msg_iter = *iter };
 	ssize_t ret;
 
 	if (iocb->ki_filp->f_flags & O_NONBLOCK || iocb->ki_flags & IOCB_NOWAIT)
 		msg.msg_flags = MSG_DONTWAIT;
-	ret = sock_recvmsg(sock_from_file(c->bound), &msg, msg.msg_flags);
-	*to = msg.msg_iter;
-	return ret;
-}
-
-ssize_t sor_tcp_write(struct sor_conn *c, struct kiocb *iocb,
-		      struct iov_iter *from)
-{
-	struct msghdr msg = { .msg_iter = *from };
-	ssize_t ret;
-
-	if (iocb->ki_filp->f_flags & O_NONBLOCK || iocb->ki_flags & IOCB_NOWAIT)
-		msg.msg_flags = MSG_DONTWAIT;
-	ret = sock_sendmsg(sock_from_file(c->bound), &msg);
-	*from = msg.msg_iter;
+	ret = write ? sock_sendmsg(sock, &msg) :
+		      sock_recvmsg(sock, &msg, msg.msg_flags);
+	*iter = msg.msg_iter;
 	return ret;
 }
 

@@ -124,32 +124,7 @@ if [ $driver = yes ]; then
 	# server's forged ADDR: refused when it reaches past its memory
 	# window (TCP instead), a failed transfer when it only lies past its
 	# RAM.  Each program checks the path it took itself.
-	dbg=/sys/kernel/debug/eusrv_sor
-	for t in "sigconnect serve_delay_ms 600" "intrconnect serve_delay_ms 600" \
-		"badaddr 0 forge_addr 0x7fffff0000" "badaddr 1 forge_addr 0x7ffff00000"; do
-		set -- $t
-		what=$1 arg=
-		if [ $# -eq 4 ]; then
-			arg=$2 what="$1 $2"
-			set -- "$1" "$3" "$4"
-		fi
-		snap
-		if ! on node0 "echo $3 >$dbg/$2"; then
-			not_ok "sor-test $what: node0 $dbg/$2 = $3"
-			continue
-		fi
-		out=$(on node1 "${run}$prog $1 node0 7600 $arg" 2>&1)
-		rc=$?
-		on node0 "echo 0 >$dbg/$2"
-		if [ $rc -eq 0 ]; then
-			ok "sor-test $what ($2 $3): $(printf '%s\n' "$out" | tail -n 1)"
-		else
-			not_ok "sor-test $what ($2 $3) # exit $rc"
-			diag "$out"
-		fi
-		[ "$1" = sigconnect ] && over_rdma "sor-test $1" 65536 7600
-	done
-
+	#
 	# Non-blocking connect(): EINPROGRESS before the (1 s late) server
 	# answers, EPOLLOUT and SO_ERROR 0 once set up, over RDMA; against a
 	# listener unknown to the driver (serve-tcp on 7650) it turns to TCP
@@ -157,20 +132,39 @@ if [ $driver = yes ]; then
 	# descriptor of the socket); with nobody listening, EPOLLERR and
 	# ECONNREFUSED as TCP gives; 20 closed while setting up leave no
 	# connection behind on either node.
-	for t in "bgconnect 7600 1000" "bgfallback 7650 0" "bgfallback 7650 0 1" \
-		"bgrefused 7699 0" "bgclose 7600 1000 20"; do
-		set -- $t
-		on node0 "echo $3 >$dbg/serve_delay_ms"
-		out=$(on node1 "${run}$prog $1 node0 $2 ${4:-}" 2>&1)
+	dbg=/sys/kernel/debug/eusrv_sor
+	# with_knob KNOB VALUE PORT MODE [ARG]: sor-test MODE [ARG] on node1
+	# against node0:PORT, node0's driver knob KNOB at VALUE meanwhile.
+	with_knob() {
+		local knob=$1 val=$2 port=$3 out rc what
+		shift 3
+		what="sor-test $* ($knob $val)"
+		snap
+		if ! on node0 "echo $val >$dbg/$knob"; then
+			not_ok "$what: node0 $dbg/$knob = $val"
+			return 1
+		fi
+		out=$(on node1 "${run}$prog $1 node0 $port ${2:-}" 2>&1)
 		rc=$?
-		on node0 "echo 0 >$dbg/serve_delay_ms"
+		on node0 "echo 0 >$dbg/$knob"
 		if [ $rc -eq 0 ]; then
-			ok "sor-test $1 ${4:-} (server $3 ms late): $(printf '%s\n' "$out" | tail -n 1)"
+			ok "$what: $(printf '%s\n' "$out" | tail -n 1)"
 		else
-			not_ok "sor-test $1 ${4:-} (server $3 ms late) # exit $rc"
+			not_ok "$what # exit $rc"
 			diag "$out"
 		fi
-	done
+		return $rc
+	}
+	with_knob serve_delay_ms 600 7600 sigconnect &&
+		over_rdma "sor-test sigconnect" 65536 7600
+	with_knob serve_delay_ms 600 7600 intrconnect
+	with_knob forge_addr 0x7fffff0000 7600 badaddr 0
+	with_knob forge_addr 0x7ffff00000 7600 badaddr 1
+	with_knob serve_delay_ms 1000 7600 bgconnect
+	with_knob serve_delay_ms 0 7650 bgfallback
+	with_knob serve_delay_ms 0 7650 bgfallback 1
+	with_knob serve_delay_ms 0 7699 bgrefused
+	with_knob serve_delay_ms 1000 7600 bgclose 20
 	left=
 	for _ in $(seq 30); do
 		left=$(for n in node0 node1; do on $n eusrvctl conns 2>&1 |

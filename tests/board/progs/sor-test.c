@@ -444,16 +444,24 @@ static int serve(int port)
 /* ---- clients ---- */
 
 /* A connection to HOST:PORT; SMALL: with small rings. */
-static int dial(const char *host, const char *port, int flags, bool small)
+/* HOST:PORT as an IPv4 stream address (freeaddrinfo when done). */
+static struct addrinfo *resolve(const char *host, const char *port)
 {
 	struct addrinfo hints, *res;
-	int fd, r;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_INET;
 	hints.ai_socktype = SOCK_STREAM;
 	if (getaddrinfo(host, port, &hints, &res))
 		fail("getaddrinfo");
+	return res;
+}
+
+static int dial(const char *host, const char *port, int flags, bool small)
+{
+	struct addrinfo *res = resolve(host, port);
+	int fd, r;
+
 	fd = socket(AF_INET, SOCK_STREAM | flags, 0);
 	if (fd < 0)
 		die("socket");
@@ -1787,18 +1795,13 @@ static void t_async(const char *host, const char *port, uint64_t n)
 static void t_preopts(const char *host, const char *port, uint64_t n)
 {
 	struct timeval tv = { .tv_sec = 1 }, got;
-	struct addrinfo hints, *res;
+	struct addrinfo *res = resolve(host, port);
 	socklen_t l = sizeof(got);
 	double t0;
 	int fd, one = 1, v = 0;
 	char c;
 
 	(void)n;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_INET;
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(host, port, &hints, &res))
-		fail("getaddrinfo");
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
@@ -2245,15 +2248,10 @@ static bool is_rdma(int fd)
 static int dial_ticked(const char *host, const char *port, bool restart, int *err)
 {
 	struct itimerval it = { .it_value = { .tv_usec = 200000 } };
-	struct addrinfo hints, *res;
+	struct addrinfo *res = resolve(host, port);
 	struct sigaction sa;
 	int fd, r;
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_INET;
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(host, port, &hints, &res))
-		fail("getaddrinfo");
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0)
 		die("socket");
@@ -2341,6 +2339,32 @@ static void t_intrconnect(const char *host, const char *port, uint64_t n)
 
 /* ---- non-blocking connect(): set-up in the background ---- */
 
+/* A non-blocking socket whose connect() to RES said EINPROGRESS. */
+static int nb_connect(const struct addrinfo *res)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		die("socket");
+	if (connect(fd, res->ai_addr, res->ai_addrlen) != -1 || errno != EINPROGRESS)
+		die("non-blocking connect(): not EINPROGRESS");
+	return fd;
+}
+
+/* The events of FD that an epoll set waiting MS for EVENTS reports (0: none). */
+static uint32_t epoll_once(int fd, uint32_t events, int ms)
+{
+	struct epoll_event ev = { .events = events }, out = { 0 };
+	int ep = epoll_create1(0);
+
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
+		die("epoll_create1/epoll_ctl");
+	if (epoll_wait(ep, &out, 1, ms) != 1)
+		out.events = 0;
+	close(ep);
+	return out.events;
+}
+
 static double ms_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -2360,30 +2384,18 @@ static double ms_since(const struct timespec *t0)
 static void bg_connect(const char *host, const char *port, bool rdma,
 		       bool closefrom)
 {
-	struct epoll_event ev = { .events = EPOLLOUT }, out;
+	struct addrinfo *res = resolve(host, port);
 	struct pollfd pf;
-	struct addrinfo hints, *res;
 	struct sockaddr_in peer;
 	socklen_t pl = sizeof(peer), sl;
 	struct timespec t0;
 	double t_in, t_up;
-	int fd, ep, r, so = -1;
+	int fd, nul = -1, so = -1;
 	char b;
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_INET;
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(host, port, &hints, &res))
-		fail("getaddrinfo");
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	ep = epoll_create1(0);
-	if (fd < 0 || ep < 0)
-		die("socket/epoll_create1");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = connect(fd, res->ai_addr, res->ai_addrlen);
+	fd = nb_connect(res);
 	t_in = ms_since(&t0);
-	if (r != -1 || errno != EINPROGRESS)
-		die("non-blocking connect(): not EINPROGRESS");
 	pf.fd = fd;
 	pf.events = POLLOUT;
 	if (rdma && poll(&pf, 1, 0) != 0)
@@ -2397,9 +2409,7 @@ static void bg_connect(const char *host, const char *port, bool rdma,
 	if (rdma && (connect(fd, res->ai_addr, res->ai_addrlen) != -1 ||
 		     errno != EALREADY))
 		fail("connect() again while connecting: not EALREADY");
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
-		die("epoll_ctl");
-	if (epoll_wait(ep, &out, 1, 20000) != 1 || !(out.events & EPOLLOUT))
+	if (!(epoll_once(fd, EPOLLOUT, 20000) & EPOLLOUT))
 		fail("no EPOLLOUT within 20 s");
 	t_up = ms_since(&t0);
 	sl = sizeof(so);
@@ -2413,7 +2423,6 @@ static void bg_connect(const char *host, const char *port, bool rdma,
 		die("getpeername once connected");
 	if (fcntl(fd, F_SETFL, 0))
 		die("F_SETFL");
-	close(ep);
 	if (closefrom) {
 		/*
 		 * As a daemon closing what it did not open: the library's own
@@ -2422,16 +2431,16 @@ static void bg_connect(const char *host, const char *port, bool rdma,
 		 */
 		if (close_range((unsigned int)fd + 1, ~0U, 0))
 			die("close_range");
-		ep = open("/dev/null", O_WRONLY);
-		if (ep < 0)
+		nul = open("/dev/null", O_WRONLY);
+		if (nul < 0)
 			die("open /dev/null");
 	}
 	echo_bytes(fd, 65536);
-	if (closefrom && write(ep, "x", 1) != 1)
+	if (closefrom && write(nul, "x", 1) != 1)
 		fail("the program's /dev/null after the connection's calls: not writable");
 	freeaddrinfo(res);
 	if (closefrom)
-		close(ep);
+		close(nul);
 	close(fd);
 	printf("ok %s: EINPROGRESS after %.1f ms, EPOLLOUT after %.0f ms, SO_ERROR 0, over %s, echoed\n",
 	       mode, t_in, t_up, rdma ? "RDMA" : "TCP");
@@ -2460,31 +2469,16 @@ static void t_bgfallback(const char *host, const char *port, uint64_t n)
  */
 static void t_bgrefused(const char *host, const char *port, uint64_t n)
 {
-	struct epoll_event ev = { .events = EPOLLOUT }, out;
-	struct addrinfo hints, *res;
-	int fd, ep, so = 0;
+	struct addrinfo *res = resolve(host, port);
+	int fd = nb_connect(res), so = 0;
 	socklen_t sl = sizeof(so);
 
 	(void)n;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_INET;
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(host, port, &hints, &res))
-		fail("getaddrinfo");
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-	ep = epoll_create1(0);
-	if (fd < 0 || ep < 0)
-		die("socket/epoll_create1");
-	if (connect(fd, res->ai_addr, res->ai_addrlen) != -1 || errno != EINPROGRESS)
-		die("non-blocking connect(): not EINPROGRESS");
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev))
-		die("epoll_ctl");
-	if (epoll_wait(ep, &out, 1, 20000) != 1 || !(out.events & EPOLLERR))
+	if (!(epoll_once(fd, EPOLLOUT, 20000) & EPOLLERR))
 		fail("no EPOLLERR within 20 s");
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) || so != ECONNREFUSED)
 		fail("SO_ERROR: not ECONNREFUSED");
 	freeaddrinfo(res);
-	close(ep);
 	close(fd);
 	printf("ok %s: EINPROGRESS, then EPOLLERR and SO_ERROR ECONNREFUSED\n", mode);
 }
@@ -2492,24 +2486,11 @@ static void t_bgrefused(const char *host, const char *port, uint64_t n)
 /* N non-blocking connect()s closed before the (late) server answers. */
 static void t_bgclose(const char *host, const char *port, uint64_t n)
 {
-	struct addrinfo hints, *res;
+	struct addrinfo *res = resolve(host, port);
 	uint64_t i;
-	int fd;
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_INET;
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(host, port, &hints, &res))
-		fail("getaddrinfo");
-	for (i = 0; i < n; i++) {
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-		if (fd < 0)
-			die("socket");
-		if (connect(fd, res->ai_addr, res->ai_addrlen) != -1 ||
-		    errno != EINPROGRESS)
-			die("non-blocking connect(): not EINPROGRESS");
-		close(fd);
-	}
+	for (i = 0; i < n; i++)
+		close(nb_connect(res));
 	freeaddrinfo(res);
 	printf("ok %s: %llu connections closed while setting up\n", mode,
 	       (unsigned long long)n);
