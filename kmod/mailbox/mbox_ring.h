@@ -9,6 +9,8 @@
 
 #include <linux/types.h>
 
+#include <eusrv/seq.h>
+
 /* Entries between consumer and producer (correct across the u32 wrap). */
 static inline u32 mbox_ring_used(u32 prod, u32 cons)
 {
@@ -27,12 +29,6 @@ static inline u32 mbox_ring_free(u32 prod, u32 cons, u32 depth)
 static inline bool mbox_ring_sane(u32 prod, u32 cons, u32 depth)
 {
 	return mbox_ring_used(prod, cons) <= depth;
-}
-
-/* X lies in [LO, HI] walking forward from LO (free-running counters). */
-static inline bool mbox_ring_within(u32 lo, u32 x, u32 hi)
-{
-	return x - lo <= hi - lo;
 }
 
 static inline u32 mbox_ring_slot(u32 counter, u32 depth)

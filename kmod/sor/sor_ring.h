@@ -13,16 +13,12 @@
 #include <linux/minmax.h>
 #include <linux/types.h>
 
+#include <eusrv/seq.h>
+
 /* Bytes between two positions (B at or after A). */
 static inline u32 sor_ring_dist(u32 a, u32 b)
 {
 	return b - a;
-}
-
-/* Whether X lies in [LO, HI], walking forward from LO (across the wrap). */
-static inline bool sor_ring_within(u32 lo, u32 x, u32 hi)
-{
-	return x - lo <= hi - lo;
 }
 
 /* Offset of position POS in a ring of SIZE bytes (a power of two). */
@@ -44,7 +40,7 @@ static inline bool sor_ring_shift_ok(unsigned int shift, unsigned int min,
  */
 static inline bool sor_ring_tail_ok(u32 head, u32 seen, u32 tail, u32 size)
 {
-	return sor_ring_within(seen, tail, head + size);
+	return eusrv_seq_within(seen, tail, head + size);
 }
 
 /*
@@ -53,7 +49,7 @@ static inline bool sor_ring_tail_ok(u32 head, u32 seen, u32 tail, u32 size)
  */
 static inline bool sor_ring_head_ok(u32 seen, u32 head, u32 tail)
 {
-	return sor_ring_within(seen, head, tail);
+	return eusrv_seq_within(seen, head, tail);
 }
 
 /*
@@ -63,7 +59,7 @@ static inline bool sor_ring_head_ok(u32 seen, u32 head, u32 tail)
  */
 static inline bool sor_ring_peer_pos_ok(u32 last, u32 pos, u32 sent)
 {
-	return sor_ring_within(last, pos, sent);
+	return eusrv_seq_within(last, pos, sent);
 }
 
 /*
@@ -74,7 +70,7 @@ static inline bool sor_ring_peer_pos_ok(u32 last, u32 pos, u32 sent)
 static inline bool sor_ring_new_tail_ok(u32 tail, u32 new_tail, u32 reported,
 					u32 size)
 {
-	return sor_ring_within(tail, new_tail, reported + size);
+	return eusrv_seq_within(tail, new_tail, reported + size);
 }
 
 /*

@@ -126,27 +126,27 @@ static void ring_test_within(struct kunit *test)
 	for (j = 0; j < ARRAY_SIZE(starts); j++) {
 		lo = starts[j];
 		hi = lo + EUSRV_MBOX_TXQ_DEPTH;
-		KUNIT_EXPECT_TRUE_MSG(test, mbox_ring_within(lo, lo, hi),
+		KUNIT_EXPECT_TRUE_MSG(test, eusrv_seq_within(lo, lo, hi),
 				      "lo %u", lo);
-		KUNIT_EXPECT_TRUE_MSG(test, mbox_ring_within(lo, lo + 1, hi),
+		KUNIT_EXPECT_TRUE_MSG(test, eusrv_seq_within(lo, lo + 1, hi),
 				      "lo %u", lo);
-		KUNIT_EXPECT_TRUE_MSG(test, mbox_ring_within(lo, hi, hi),
+		KUNIT_EXPECT_TRUE_MSG(test, eusrv_seq_within(lo, hi, hi),
 				      "lo %u", lo);
-		KUNIT_EXPECT_FALSE_MSG(test, mbox_ring_within(lo, hi + 1, hi),
+		KUNIT_EXPECT_FALSE_MSG(test, eusrv_seq_within(lo, hi + 1, hi),
 				       "lo %u", lo);
-		KUNIT_EXPECT_FALSE_MSG(test, mbox_ring_within(lo, lo - 1, hi),
+		KUNIT_EXPECT_FALSE_MSG(test, eusrv_seq_within(lo, lo - 1, hi),
 				       "lo %u", lo);
 		/* An empty interval holds its one point only. */
-		KUNIT_EXPECT_TRUE_MSG(test, mbox_ring_within(lo, lo, lo),
+		KUNIT_EXPECT_TRUE_MSG(test, eusrv_seq_within(lo, lo, lo),
 				      "lo %u", lo);
-		KUNIT_EXPECT_FALSE_MSG(test, mbox_ring_within(lo, lo + 1, lo),
+		KUNIT_EXPECT_FALSE_MSG(test, eusrv_seq_within(lo, lo + 1, lo),
 				       "lo %u", lo);
 	}
 	/* Across the wrap: [U32_MAX - 1, 1] holds U32_MAX and 0. */
-	KUNIT_EXPECT_TRUE(test, mbox_ring_within(U32_MAX - 1, U32_MAX, 1));
-	KUNIT_EXPECT_TRUE(test, mbox_ring_within(U32_MAX - 1, 0, 1));
-	KUNIT_EXPECT_FALSE(test, mbox_ring_within(U32_MAX - 1, 2, 1));
-	KUNIT_EXPECT_FALSE(test, mbox_ring_within(U32_MAX - 1, U32_MAX - 2, 1));
+	KUNIT_EXPECT_TRUE(test, eusrv_seq_within(U32_MAX - 1, U32_MAX, 1));
+	KUNIT_EXPECT_TRUE(test, eusrv_seq_within(U32_MAX - 1, 0, 1));
+	KUNIT_EXPECT_FALSE(test, eusrv_seq_within(U32_MAX - 1, 2, 1));
+	KUNIT_EXPECT_FALSE(test, eusrv_seq_within(U32_MAX - 1, U32_MAX - 2, 1));
 }
 
 /* Slots: counter mod depth, continuous across the u32 wrap. */

@@ -26,10 +26,10 @@ static void sor_ring_test_within(struct kunit *test)
 
 	for (i = 0; i < ARRAY_SIZE(starts); i++) {
 		s = starts[i];
-		KUNIT_EXPECT_TRUE(test, sor_ring_within(s, s, s));
-		KUNIT_EXPECT_TRUE(test, sor_ring_within(s, s + 10, s + 10));
-		KUNIT_EXPECT_FALSE(test, sor_ring_within(s, s + 11, s + 10));
-		KUNIT_EXPECT_FALSE(test, sor_ring_within(s, s - 1, s + 10));
+		KUNIT_EXPECT_TRUE(test, eusrv_seq_within(s, s, s));
+		KUNIT_EXPECT_TRUE(test, eusrv_seq_within(s, s + 10, s + 10));
+		KUNIT_EXPECT_FALSE(test, eusrv_seq_within(s, s + 11, s + 10));
+		KUNIT_EXPECT_FALSE(test, eusrv_seq_within(s, s - 1, s + 10));
 	}
 }
 
