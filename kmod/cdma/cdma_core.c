@@ -38,6 +38,7 @@
 #include <eusrv/cdma.h>
 #include <eusrv/cdma_hw.h>
 #include <eusrv/mbox.h>
+#include <eusrv/vboard.h>
 #include <uapi/eusrv/cdma_diag.h>
 
 #include "cdma_chain.h"
@@ -465,38 +466,18 @@ void eusrv_cdma_reset_stats(void)
 static int cdma_read_props(struct eusrv_cdma *cd)
 {
 	struct device *dev = cd->dev;
-	int id;
+	int id, ret;
 
-	if (device_property_read_u32(dev, "eusrv,node-id", &cd->node_id)) {
-		/* A device tree may leave it to the mailbox. */
-		id = eusrv_mbox_node_id();
-		if (id < 0)
-			return dev_err_probe(dev, -EPROBE_DEFER,
-					     "no eusrv,node-id and no mailbox yet\n");
-		cd->node_id = id;
-	}
-	if (device_property_read_u32(dev, "eusrv,max-nodes", &cd->nodes))
-		cd->nodes = eusrv_mbox_nodes() ?: EUSRV_MAX_NODES;
-	if (cd->nodes > EUSRV_MAX_NODES || cd->node_id >= cd->nodes)
-		return dev_err_probe(dev, -EINVAL, "node %u of %u: impossible (max %u nodes)\n",
-				     cd->node_id, cd->nodes, EUSRV_MAX_NODES);
-	return 0;
-}
-
-/* The kick register, shared by all blocks: mapped, never claimed. */
-static int cdma_map_kick(struct platform_device *pdev, struct eusrv_cdma *cd)
-{
-	struct resource *res;
-
-	res = platform_get_resource_byname(pdev, IORESOURCE_MEM, "kick");
-	if (!res || device_property_read_u32(cd->dev, "eusrv,kick", &cd->kick_val))
-		return 0;	/* real hardware: register writes act by themselves */
-	if (resource_size(res) < sizeof(u32))
-		return dev_err_probe(cd->dev, -EINVAL, "kick register %pR too small\n", res);
-	cd->kick = devm_ioremap(cd->dev, res->start, resource_size(res));
-	if (!cd->kick)
-		return dev_err_probe(cd->dev, -ENOMEM, "cannot map kick register %pR\n", res);
-	return 0;
+	cd->nodes = eusrv_mbox_nodes() ?: EUSRV_MAX_NODES;
+	ret = eusrv_node_props(dev, &cd->node_id, &cd->nodes);
+	if (ret != -ENOENT)
+		return ret;
+	/* A device tree may leave it to the mailbox. */
+	id = eusrv_mbox_node_id();
+	if (id < 0)
+		return dev_err_probe(dev, -EPROBE_DEFER, "no eusrv,node-id and no mailbox yet\n");
+	cd->node_id = id;
+	return eusrv_node_check(dev, cd->node_id, cd->nodes);
 }
 
 static void cdma_alloc_diag_bufs(struct eusrv_cdma *cd)
@@ -536,7 +517,7 @@ static int cdma_probe(struct platform_device *pdev)
 	cd->regs = devm_platform_ioremap_resource(pdev, 0);
 	if (IS_ERR(cd->regs))
 		return dev_err_probe(dev, PTR_ERR(cd->regs), "cannot map the registers\n");
-	ret = cdma_map_kick(pdev, cd);
+	ret = eusrv_vboard_map_kick(pdev, &cd->kick, &cd->kick_val);
 	if (ret)
 		return ret;
 	if (cd->kick && readl(cd->regs + EUSRV_CDMA_ID) != EUSRV_CDMA_ID_VALUE)

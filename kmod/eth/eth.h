@@ -77,8 +77,8 @@ extern const char *const eueth_cnt_names[EUETH_NR_CNT];
 /* One DMA channel's register block and its interrupt. */
 struct eueth_chan {
 	struct eueth *priv;
-	u32 base;		/* AXIDMA_MM2S or AXIDMA_S2MM */
-	u32 vb;			/* AXIDMA_VB_MM2S or AXIDMA_VB_S2MM */
+	u32 base;		/* EUSRV_AXIDMA_MM2S or EUSRV_AXIDMA_S2MM */
+	u32 vb;			/* EUSRV_AXIDMA_VB_MM2S or EUSRV_AXIDMA_VB_S2MM */
 	u32 kick_val;
 	int irq;
 	char irq_name[IFNAMSIZ + 8];

@@ -34,23 +34,23 @@ void eueth_write_tail(struct eueth *p, enum eueth_ch ch, u64 ga)
 
 	/* The descriptors are in memory before the engine may fetch them. */
 	dma_wmb();
-	eueth_write_ptr(p, c->base + AXIDMA_TAILDESC, ga);
+	eueth_write_ptr(p, c->base + EUSRV_AXIDMA_TAILDESC, ga);
 	eueth_kick(p, c->kick_val);
 }
 
 /* DMACR as the channel should run now; cr_lock held. */
 static u32 eueth_cr(const struct eueth_chan *c)
 {
-	u32 cr = AXIDMA_CR_RS | AXIDMA_CR_ERR_IRQEN | c->coal;
+	u32 cr = EUSRV_AXIDMA_CR_RS | EUSRV_AXIDMA_CR_ERR_IRQEN | c->coal;
 
 	if (!c->masked)
-		cr |= AXIDMA_CR_IOC_IRQEN | AXIDMA_CR_DLY_IRQEN;
+		cr |= EUSRV_AXIDMA_CR_IOC_IRQEN | EUSRV_AXIDMA_CR_DLY_IRQEN;
 	return cr;
 }
 
 static void eueth_cr_write(struct eueth *p, struct eueth_chan *c)
 {
-	eueth_dma_wr(p, c->base + AXIDMA_CR, eueth_cr(c));
+	eueth_dma_wr(p, c->base + EUSRV_AXIDMA_CR, eueth_cr(c));
 	eueth_kick(p, c->kick_val);
 }
 
@@ -92,11 +92,11 @@ int eueth_dma_reset(struct eueth *p)
 	u32 cr = 0;
 	int ret, i;
 
-	eueth_dma_wr(p, AXIDMA_MM2S + AXIDMA_CR, AXIDMA_CR_RESET);
+	eueth_dma_wr(p, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CR, EUSRV_AXIDMA_CR_RESET);
 	eueth_kick(p, p->ch[EUETH_TX].kick_val);
 	for (i = 0; i < EUETH_NR_CH; i++) {
-		ret = readl_poll_timeout(p->dma + p->ch[i].base + AXIDMA_CR, cr,
-					 !(cr & AXIDMA_CR_RESET), 20,
+		ret = readl_poll_timeout(p->dma + p->ch[i].base + EUSRV_AXIDMA_CR, cr,
+					 !(cr & EUSRV_AXIDMA_CR_RESET), 20,
 					 EUETH_RESET_TIMEOUT_US);
 		if (ret) {
 			netdev_err(p->ndev, "AXI DMA reset did not complete (DMACR %#x)\n",
@@ -116,9 +116,9 @@ void eueth_dma_start(struct eueth *p)
 	unsigned long flags;
 	int i;
 
-	eueth_write_ptr(p, AXIDMA_MM2S + AXIDMA_CURDESC,
+	eueth_write_ptr(p, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CURDESC,
 			eueth_ring_desc_ga(&p->tx, p->tx.tail));
-	eueth_write_ptr(p, AXIDMA_S2MM + AXIDMA_CURDESC,
+	eueth_write_ptr(p, EUSRV_AXIDMA_S2MM + EUSRV_AXIDMA_CURDESC,
 			eueth_ring_desc_ga(&p->rx, p->rx.tail));
 	spin_lock_irqsave(&p->cr_lock, flags);
 	for (i = 0; i < EUETH_NR_CH; i++) {
@@ -134,12 +134,12 @@ void eueth_dma_start(struct eueth *p)
 
 static void *eueth_desc_alloc(struct eueth *p, u32 n, dma_addr_t *dma)
 {
-	void *d = dma_alloc_coherent(p->dev, n * sizeof(struct axidma_desc), dma,
+	void *d = dma_alloc_coherent(p->dev, n * sizeof(struct eusrv_axidma_desc), dma,
 				     GFP_KERNEL);
 
-	if (d && (*dma & (AXIDMA_DESC_ALIGN - 1))) {
+	if (d && (*dma & (EUSRV_AXIDMA_DESC_ALIGN - 1))) {
 		netdev_err(p->ndev, "descriptor ring at %pad is not 64-byte aligned\n", dma);
-		dma_free_coherent(p->dev, n * sizeof(struct axidma_desc), d, *dma);
+		dma_free_coherent(p->dev, n * sizeof(struct eusrv_axidma_desc), d, *dma);
 		return NULL;
 	}
 	return d;
@@ -148,7 +148,7 @@ static void *eueth_desc_alloc(struct eueth *p, u32 n, dma_addr_t *dma)
 /* Both rings at their configured sizes, the RX ring filled; p->lock held. */
 int eueth_rings_alloc(struct eueth *p)
 {
-	struct axidma_desc *txd, *rxd;
+	struct eusrv_axidma_desc *txd, *rxd;
 
 	p->tx_buf = kcalloc(p->tx_ring_size, sizeof(*p->tx_buf), GFP_KERNEL);
 	p->rx_buf = kcalloc(p->rx_ring_size, sizeof(*p->rx_buf), GFP_KERNEL);
@@ -187,9 +187,9 @@ void eueth_rings_free(struct eueth *p)
 		return;
 	eueth_tx_drain(p);
 	eueth_rx_drain(p);
-	dma_free_coherent(p->dev, p->tx.size * sizeof(struct axidma_desc),
+	dma_free_coherent(p->dev, p->tx.size * sizeof(struct eusrv_axidma_desc),
 			  p->tx.desc, p->tx_desc_dma);
-	dma_free_coherent(p->dev, p->rx.size * sizeof(struct axidma_desc),
+	dma_free_coherent(p->dev, p->rx.size * sizeof(struct eusrv_axidma_desc),
 			  p->rx.desc, p->rx_desc_dma);
 	p->tx.desc = NULL;
 	p->rx.desc = NULL;
@@ -220,7 +220,7 @@ void eueth_reset_work(struct work_struct *work)
 	if (!p->up)
 		goto out;
 	for (i = 0; i < EUETH_NR_CH; i++)
-		p->last_err_sr[i] = eueth_dma_rd(p, p->ch[i].base + AXIDMA_SR);
+		p->last_err_sr[i] = eueth_dma_rd(p, p->ch[i].base + EUSRV_AXIDMA_SR);
 	netdev_warn(ndev, "AXI DMA error (MM2S DMASR %#x, S2MM DMASR %#x): resetting the rings\n",
 		    p->last_err_sr[EUETH_TX], p->last_err_sr[EUETH_RX]);
 	netif_tx_disable(ndev);

@@ -85,7 +85,7 @@ static void eueth_get_regs(struct net_device *ndev, struct ethtool_regs *regs, v
 	for (off = 0; off < EUETH_REGS_DMA_LEN; off += 4)
 		*w++ = eueth_dma_rd(p, off);
 	for (off = 0; off < EUETH_REGS_VB_LEN; off += 4)
-		*w++ = eueth_dma_rd(p, AXIDMA_VB_MM2S + off);
+		*w++ = eueth_dma_rd(p, EUSRV_AXIDMA_VB_MM2S + off);
 }
 
 static int eueth_get_sset_count(struct net_device *ndev, int sset)

@@ -20,6 +20,7 @@
 #include <linux/property.h>
 
 #include <eusrv/board_hw.h>
+#include <eusrv/vboard.h>
 
 #include "eth.h"
 
@@ -189,7 +190,7 @@ static void eueth_tx_timeout(struct net_device *ndev, unsigned int txqueue)
 	struct eueth *p = netdev_priv(ndev);
 
 	netdev_warn(ndev, "transmit timed out (MM2S DMASR %#x)\n",
-		    eueth_dma_rd(p, AXIDMA_MM2S + AXIDMA_SR));
+		    eueth_dma_rd(p, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_SR));
 	eueth_count(p, EUETH_C_TX_TIMEOUT);
 	eueth_schedule_reset(p);
 }
@@ -232,33 +233,19 @@ static const struct net_device_ops eueth_netdev_ops = {
 
 /* ---- Probe and remove -------------------------------------------------- */
 
-/* The kick register of the virtual board, shared by all blocks. */
-static int eueth_map_kick(struct platform_device *pdev, struct eueth *p)
-{
-	struct resource *res = platform_get_resource_byname(pdev, IORESOURCE_MEM, "kick");
-
-	if (!res || device_property_read_u32(p->dev, "eusrv,kick", &p->mac_kick_val))
-		return 0;	/* real hardware: register writes act by themselves */
-	if (resource_size(res) < sizeof(u32))
-		return dev_err_probe(p->dev, -EINVAL, "kick register %pR too small\n", res);
-	p->kick = devm_ioremap(p->dev, res->start, resource_size(res));
-	if (!p->kick)
-		return dev_err_probe(p->dev, -ENOMEM, "cannot map kick register %pR\n", res);
-	return 0;
-}
-
 /*
  * The node's number, the top byte of the global addresses the engine
  * uses.  Required, so that the NIC does not depend on the mailbox driver.
  */
 static int eueth_node_id(struct eueth *p)
 {
-	if (device_property_read_u32(p->dev, "eusrv,node-id", &p->node_id))
+	u32 nodes = EUSRV_MAX_NODES;
+	int ret;
+
+	ret = eusrv_node_props(p->dev, &p->node_id, &nodes);
+	if (ret == -ENOENT)
 		return dev_err_probe(p->dev, -EINVAL, "no eusrv,node-id\n");
-	if (p->node_id >= EUSRV_MAX_NODES)
-		return dev_err_probe(p->dev, -EINVAL, "node %u: impossible (max %u nodes)\n",
-				     p->node_id, EUSRV_MAX_NODES);
-	return 0;
+	return ret;
 }
 
 static void eueth_put_dma_dev(void *data)
@@ -316,10 +303,10 @@ static int eueth_connect_dma(struct platform_device *pdev, struct eueth *p)
 			return dev_err_probe(p->dev, p->ch[i].irq,
 					     "AXI DMA %s: no interrupt %d\n", dev_name(ddev), i);
 	}
-	p->ch[EUETH_TX].base = AXIDMA_MM2S;
-	p->ch[EUETH_TX].vb = AXIDMA_VB_MM2S;
-	p->ch[EUETH_RX].base = AXIDMA_S2MM;
-	p->ch[EUETH_RX].vb = AXIDMA_VB_S2MM;
+	p->ch[EUETH_TX].base = EUSRV_AXIDMA_MM2S;
+	p->ch[EUETH_TX].vb = EUSRV_AXIDMA_VB_MM2S;
+	p->ch[EUETH_RX].base = EUSRV_AXIDMA_S2MM;
+	p->ch[EUETH_RX].vb = EUSRV_AXIDMA_VB_S2MM;
 	if (p->kick &&
 	    !fwnode_property_read_u32_array(dev_fwnode(ddev), "eusrv,kick", kick, EUETH_NR_CH)) {
 		p->ch[EUETH_TX].kick_val = kick[EUETH_TX];
@@ -357,7 +344,7 @@ static int eueth_probe(struct platform_device *pdev)
 	p->mac = devm_platform_ioremap_resource(pdev, 0);
 	if (IS_ERR(p->mac))
 		return dev_err_probe(dev, PTR_ERR(p->mac), "cannot map the MAC registers\n");
-	ret = eueth_map_kick(pdev, p);
+	ret = eusrv_vboard_map_kick(pdev, &p->kick, &p->mac_kick_val);
 	if (ret)
 		return ret;
 	ret = eueth_connect_dma(pdev, p);
@@ -377,7 +364,7 @@ static int eueth_probe(struct platform_device *pdev)
 	p->mac_clr_seq = eueth_mac_rd(p, EUSRV_MAC_SR_CLR_SEQ);
 	p->mdio_seq = eueth_mac_rd(p, EUSRV_MAC_MDIO_DONE) & EUSRV_MAC_MDIO_DONE_SEQ_MASK;
 	for (i = 0; i < EUETH_NR_CH; i++)
-		p->ch[i].clr_seq = eueth_dma_rd(p, p->ch[i].vb + AXIDMA_VB_SR_CLR_SEQ);
+		p->ch[i].clr_seq = eueth_dma_rd(p, p->ch[i].vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ);
 	eueth_coal_to_cr(EUETH_TX_COAL_FRAMES, EUETH_TX_COAL_USECS, &coal);
 	p->ch[EUETH_TX].coal = coal;
 	eueth_coal_to_cr(EUETH_RX_COAL_FRAMES, EUETH_RX_COAL_USECS, &coal);

@@ -30,13 +30,13 @@
 /* Coalescing (ethtool -c/-C): frames per interrupt and the delay timer. */
 #define EUETH_COAL_FRAMES_MAX	255U	/* IRQThreshold is 8 bits, 0 invalid */
 #define EUETH_COAL_DELAY_MAX	255U	/* IRQDelay is 8 bits, 0 = off */
-#define EUETH_COAL_USECS_MAX	(EUETH_COAL_DELAY_MAX * AXIDMA_DELAY_TICK_NS / 1000U)
+#define EUETH_COAL_USECS_MAX	(EUETH_COAL_DELAY_MAX * EUSRV_AXIDMA_DELAY_TICK_NS / 1000U)
 
 /* Ethernet header, for the receive length check (no dependency on netdev). */
 #define EUETH_HDR_LEN		14U
 
 struct eueth_ring {
-	struct axidma_desc *desc;	/* SIZE descriptors, 64-byte aligned */
+	struct eusrv_axidma_desc *desc;	/* SIZE descriptors, 64-byte aligned */
 	u64 ga;				/* global address of desc[0] */
 	u32 size;			/* a power of two */
 	u32 head;			/* next slot to hand over (free-running) */
@@ -50,11 +50,11 @@ static inline u32 eueth_ring_slot(const struct eueth_ring *r, u32 idx)
 
 static inline u64 eueth_ring_desc_ga(const struct eueth_ring *r, u32 idx)
 {
-	return r->ga + (u64)eueth_ring_slot(r, idx) * sizeof(struct axidma_desc);
+	return r->ga + (u64)eueth_ring_slot(r, idx) * sizeof(struct eusrv_axidma_desc);
 }
 
-static inline struct axidma_desc *eueth_ring_desc(const struct eueth_ring *r,
-						  u32 idx)
+static inline struct eusrv_axidma_desc *
+eueth_ring_desc(const struct eueth_ring *r, u32 idx)
 {
 	return &r->desc[eueth_ring_slot(r, idx)];
 }
@@ -93,7 +93,7 @@ static inline u32 eueth_ring_size(u32 req, u32 min, u32 max)
  * Link SIZE descriptors at DESC (global address GA, 64-byte aligned) in a
  * circle, everything else zero: no buffer, length 0, not completed.
  */
-static inline void eueth_ring_init(struct eueth_ring *r, struct axidma_desc *desc,
+static inline void eueth_ring_init(struct eueth_ring *r, struct eusrv_axidma_desc *desc,
 				   u64 ga, u32 size)
 {
 	u32 i;
@@ -117,7 +117,7 @@ static inline void eueth_ring_init(struct eueth_ring *r, struct axidma_desc *des
  * carries SOF/EOF on transmit.  STATUS is written 0: the engine takes a
  * descriptor with Cmplt set for a stale one.
  */
-static inline void eueth_desc_fill(struct axidma_desc *d, u64 buf, u32 len,
+static inline void eueth_desc_fill(struct eusrv_axidma_desc *d, u64 buf, u32 len,
 				   u32 flags)
 {
 	d->buf = cpu_to_le32(lower_32_bits(buf));
@@ -125,11 +125,11 @@ static inline void eueth_desc_fill(struct axidma_desc *d, u64 buf, u32 len,
 	d->app[0] = 0;
 	d->app[1] = 0;
 	d->status = 0;
-	d->ctrl = cpu_to_le32((len & AXIDMA_MAX_LEN) | flags);
+	d->ctrl = cpu_to_le32((len & EUSRV_AXIDMA_MAX_LEN) | flags);
 }
 
 /* A descriptor taken back: no length, so a stray resume cannot run into it. */
-static inline void eueth_desc_clear(struct axidma_desc *d)
+static inline void eueth_desc_clear(struct eusrv_axidma_desc *d)
 {
 	d->ctrl = 0;
 }
@@ -143,10 +143,10 @@ static inline bool eueth_tx_csum_app1(u32 start, u32 offset, u32 *app1)
 {
 	u32 insert = start + offset;
 
-	if (start > AXIDMA_APP1_CSUM_INSERT_MASK ||
-	    insert > AXIDMA_APP1_CSUM_INSERT_MASK || insert < start)
+	if (start > EUSRV_AXIDMA_APP1_CSUM_INSERT_MASK ||
+	    insert > EUSRV_AXIDMA_APP1_CSUM_INSERT_MASK || insert < start)
 		return false;
-	*app1 = start << AXIDMA_APP1_CSUM_START_SHIFT | insert;
+	*app1 = start << EUSRV_AXIDMA_APP1_CSUM_START_SHIFT | insert;
 	return true;
 }
 
@@ -159,11 +159,11 @@ enum eueth_tx_done {
 /* What STATUS says about a transmit descriptor filled with CTRL. */
 static inline enum eueth_tx_done eueth_tx_status(u32 status, u32 ctrl)
 {
-	if (!(status & AXIDMA_ST_CMPLT))
+	if (!(status & EUSRV_AXIDMA_ST_CMPLT))
 		return EUETH_TX_BUSY;
-	if (status & AXIDMA_ST_ERR)
+	if (status & EUSRV_AXIDMA_ST_ERR)
 		return EUETH_TX_ERROR;
-	if ((status & AXIDMA_MAX_LEN) != (ctrl & AXIDMA_MAX_LEN))
+	if ((status & EUSRV_AXIDMA_MAX_LEN) != (ctrl & EUSRV_AXIDMA_MAX_LEN))
 		return EUETH_TX_ERROR;
 	return EUETH_TX_OK;
 }
@@ -184,17 +184,17 @@ enum eueth_rx_done {
 static inline enum eueth_rx_done eueth_rx_status(u32 status, u32 app4,
 						 u32 buf_len, u32 *len)
 {
-	u32 n = status & AXIDMA_ST_LEN;
+	u32 n = status & EUSRV_AXIDMA_ST_LEN;
 
-	if (!(status & AXIDMA_ST_CMPLT))
+	if (!(status & EUSRV_AXIDMA_ST_CMPLT))
 		return EUETH_RX_BUSY;
-	if (status & AXIDMA_ST_ERR)
+	if (status & EUSRV_AXIDMA_ST_ERR)
 		return EUETH_RX_DMA_ERROR;
-	if ((status & (AXIDMA_ST_RXSOF | AXIDMA_ST_RXEOF)) !=
-	    (AXIDMA_ST_RXSOF | AXIDMA_ST_RXEOF))
+	if ((status & (EUSRV_AXIDMA_ST_RXSOF | EUSRV_AXIDMA_ST_RXEOF)) !=
+	    (EUSRV_AXIDMA_ST_RXSOF | EUSRV_AXIDMA_ST_RXEOF))
 		return EUETH_RX_PART;
 	if (n < EUETH_HDR_LEN || n > buf_len ||
-	    (app4 & AXIDMA_APP4_RX_LEN_MASK) != (n & AXIDMA_APP4_RX_LEN_MASK))
+	    (app4 & EUSRV_AXIDMA_APP4_RX_LEN_MASK) != (n & EUSRV_AXIDMA_APP4_RX_LEN_MASK))
 		return EUETH_RX_BAD_LEN;
 	*len = n;
 	return EUETH_RX_OK;
@@ -213,17 +213,17 @@ static inline int eueth_coal_to_cr(u32 frames, u32 usecs, u32 *cr_bits)
 	if (!frames || frames > EUETH_COAL_FRAMES_MAX ||
 	    usecs > EUETH_COAL_USECS_MAX)
 		return -EINVAL;
-	ticks = DIV_ROUND_UP(usecs * 1000U, AXIDMA_DELAY_TICK_NS);
-	*cr_bits = frames << AXIDMA_CR_THRESH_SHIFT | ticks << AXIDMA_CR_DELAY_SHIFT;
+	ticks = DIV_ROUND_UP(usecs * 1000U, EUSRV_AXIDMA_DELAY_TICK_NS);
+	*cr_bits = frames << EUSRV_AXIDMA_CR_THRESH_SHIFT | ticks << EUSRV_AXIDMA_CR_DELAY_SHIFT;
 	return 0;
 }
 
 /* The other way: what a DMACR value means in frames and microseconds. */
 static inline void eueth_cr_to_coal(u32 cr, u32 *frames, u32 *usecs)
 {
-	*frames = (cr & AXIDMA_CR_THRESH_MASK) >> AXIDMA_CR_THRESH_SHIFT;
-	*usecs = ((cr & AXIDMA_CR_DELAY_MASK) >> AXIDMA_CR_DELAY_SHIFT) *
-		 AXIDMA_DELAY_TICK_NS / 1000U;
+	*frames = (cr & EUSRV_AXIDMA_CR_THRESH_MASK) >> EUSRV_AXIDMA_CR_THRESH_SHIFT;
+	*usecs = ((cr & EUSRV_AXIDMA_CR_DELAY_MASK) >> EUSRV_AXIDMA_CR_DELAY_SHIFT) *
+		 EUSRV_AXIDMA_DELAY_TICK_NS / 1000U;
 }
 
 #endif /* EUSRV_ETH_RING_H */

@@ -84,7 +84,7 @@ netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 	struct eueth *p = netdev_priv(ndev);
 	unsigned int nfrags = skb_shinfo(skb)->nr_frags, i;
 	u32 head = p->tx.head, n = 0, app0 = 0, app1 = 0, len = skb->len;
-	struct axidma_desc *d;
+	struct eusrv_axidma_desc *d;
 	dma_addr_t dma;
 	bool ring;
 
@@ -107,7 +107,7 @@ netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
 		if (eueth_tx_csum_app1(skb_checksum_start_offset(skb),
 				       skb->csum_offset, &app1)) {
-			app0 = AXIDMA_APP0_TX_CSUM;
+			app0 = EUSRV_AXIDMA_APP0_TX_CSUM;
 			eueth_count(p, EUETH_C_TX_CSUM);
 		} else if (skb_checksum_help(skb)) {
 			goto drop;
@@ -120,7 +120,7 @@ netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 		dma = dma_map_single(p->dev, skb->data, skb_headlen(skb), DMA_TO_DEVICE);
 		if (dma_mapping_error(p->dev, dma))
 			goto unmap;
-		eueth_tx_put(p, head + n++, dma, skb_headlen(skb), false, AXIDMA_CTRL_SOF);
+		eueth_tx_put(p, head + n++, dma, skb_headlen(skb), false, EUSRV_AXIDMA_CTRL_SOF);
 	}
 	for (i = 0; i < nfrags; i++) {
 		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
@@ -132,7 +132,7 @@ netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 		dma = skb_frag_dma_map(p->dev, frag, 0, size, DMA_TO_DEVICE);
 		if (dma_mapping_error(p->dev, dma))
 			goto unmap;
-		eueth_tx_put(p, head + n, dma, size, true, n ? 0 : AXIDMA_CTRL_SOF);
+		eueth_tx_put(p, head + n, dma, size, true, n ? 0 : EUSRV_AXIDMA_CTRL_SOF);
 		n++;
 	}
 	if (!n)
@@ -142,7 +142,7 @@ netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 	d->app[0] = cpu_to_le32(app0);
 	d->app[1] = cpu_to_le32(app1);
 	d = eueth_ring_desc(&p->tx, head + n - 1);
-	d->ctrl |= cpu_to_le32(AXIDMA_CTRL_EOF);
+	d->ctrl |= cpu_to_le32(EUSRV_AXIDMA_CTRL_EOF);
 	p->tx_buf[eueth_ring_slot(&p->tx, head + n - 1)].skb = skb;
 	skb_tx_timestamp(skb);
 
@@ -182,7 +182,7 @@ static void eueth_tx_reclaim(struct eueth *p, int budget)
 	u32 head = smp_load_acquire(&p->tx.head), tail = p->tx.tail;
 
 	while (tail != head) {
-		struct axidma_desc *d = eueth_ring_desc(&p->tx, tail);
+		struct eusrv_axidma_desc *d = eueth_ring_desc(&p->tx, tail);
 		struct eueth_tx_buf *b = &p->tx_buf[eueth_ring_slot(&p->tx, tail)];
 		u32 status = le32_to_cpu(READ_ONCE(d->status));
 		enum eueth_tx_done r = eueth_tx_status(status, le32_to_cpu(d->ctrl));
@@ -191,7 +191,7 @@ static void eueth_tx_reclaim(struct eueth *p, int budget)
 			break;
 		if (r == EUETH_TX_ERROR) {
 			/* The channel halted; the reset task drops the rest. */
-			if (status & AXIDMA_ST_ERR)
+			if (status & EUSRV_AXIDMA_ST_ERR)
 				eueth_count(p, EUETH_C_TX_DMA_ERR);
 			atomic64_inc(&p->tx_errors);
 			eueth_schedule_reset(p);
@@ -300,10 +300,10 @@ void eueth_rx_drain(struct eueth *p)
 static void eueth_rx_csum(struct eueth *p, struct sk_buff *skb, u32 app2, u32 app3)
 {
 	if (!(p->ndev->features & NETIF_F_RXCSUM) ||
-	    !(app2 & AXIDMA_APP2_RX_CSUM_VALID))
+	    !(app2 & EUSRV_AXIDMA_APP2_RX_CSUM_VALID))
 		return;
 	/* The MAC's sum of the bytes after the Ethernet header (axidma_hw.h). */
-	skb->csum = csum_unfold((__force __sum16)htons(app3 & AXIDMA_APP3_RX_CSUM_MASK));
+	skb->csum = csum_unfold((__force __sum16)htons(app3 & EUSRV_AXIDMA_APP3_RX_CSUM_MASK));
 	skb->ip_summed = CHECKSUM_COMPLETE;
 	eueth_count(p, EUETH_C_RX_CSUM);
 }
@@ -315,7 +315,7 @@ static int eueth_rx(struct eueth *p, int budget)
 
 	while (done < budget && p->rx.tail != p->rx.head) {
 		u32 idx = p->rx.tail;
-		struct axidma_desc *d = eueth_ring_desc(&p->rx, idx);
+		struct eusrv_axidma_desc *d = eueth_ring_desc(&p->rx, idx);
 		struct eueth_rx_buf *b = &p->rx_buf[eueth_ring_slot(&p->rx, idx)];
 		u32 status = le32_to_cpu(READ_ONCE(d->status));
 		enum eueth_rx_done r;
@@ -323,7 +323,7 @@ static int eueth_rx(struct eueth *p, int budget)
 		struct sk_buff *skb;
 		void *data;
 
-		if (!(status & AXIDMA_ST_CMPLT))
+		if (!(status & EUSRV_AXIDMA_ST_CMPLT))
 			break;
 		/* STATUS before the APP words and the data the engine wrote. */
 		dma_rmb();
@@ -343,9 +343,9 @@ static int eueth_rx(struct eueth *p, int budget)
 		p->rx.tail = idx + 1;
 		done++;
 
-		if (p->rx_skip && !(status & AXIDMA_ST_RXSOF)) {
+		if (p->rx_skip && !(status & EUSRV_AXIDMA_ST_RXSOF)) {
 			/* The rest of a frame already dropped. */
-			if (status & AXIDMA_ST_RXEOF)
+			if (status & EUSRV_AXIDMA_ST_RXEOF)
 				p->rx_skip = false;
 			skb_free_frag(data);
 			continue;
@@ -354,7 +354,7 @@ static int eueth_rx(struct eueth *p, int budget)
 		if (r != EUETH_RX_OK) {
 			if (r == EUETH_RX_PART) {
 				eueth_count(p, EUETH_C_RX_PART);
-				p->rx_skip = !(status & AXIDMA_ST_RXEOF);
+				p->rx_skip = !(status & EUSRV_AXIDMA_ST_RXEOF);
 			} else {
 				eueth_count(p, EUETH_C_RX_BAD_LEN);
 			}
@@ -411,22 +411,22 @@ irqreturn_t eueth_dma_irq(int irq, void *data)
 {
 	struct eueth_chan *c = data;
 	struct eueth *p = c->priv;
-	u32 sr = eueth_dma_rd(p, c->base + AXIDMA_SR);
-	u32 irqs = sr & AXIDMA_SR_IRQ_ALL;
+	u32 sr = eueth_dma_rd(p, c->base + EUSRV_AXIDMA_SR);
+	u32 irqs = sr & EUSRV_AXIDMA_SR_IRQ_ALL;
 
 	if (!irqs)
 		return IRQ_NONE;
 	/* Write-1-to-clear, virtual-board style: bits, sequence, kick. */
-	eueth_dma_wr(p, c->vb + AXIDMA_VB_SR_CLR, irqs);
-	eueth_dma_wr(p, c->vb + AXIDMA_VB_SR_CLR_SEQ, ++c->clr_seq);
+	eueth_dma_wr(p, c->vb + EUSRV_AXIDMA_VB_SR_CLR, irqs);
+	eueth_dma_wr(p, c->vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ, ++c->clr_seq);
 	eueth_kick(p, c->kick_val);
-	eueth_count(p, c->base == AXIDMA_MM2S ? EUETH_C_IRQ_TX : EUETH_C_IRQ_RX);
+	eueth_count(p, c->base == EUSRV_AXIDMA_MM2S ? EUETH_C_IRQ_TX : EUETH_C_IRQ_RX);
 
-	if (irqs & AXIDMA_SR_ERR_IRQ) {
+	if (irqs & EUSRV_AXIDMA_SR_ERR_IRQ) {
 		eueth_count(p, EUETH_C_IRQ_ERR);
 		eueth_schedule_reset(p);
 	}
-	if ((irqs & (AXIDMA_SR_IOC_IRQ | AXIDMA_SR_DLY_IRQ)) &&
+	if ((irqs & (EUSRV_AXIDMA_SR_IOC_IRQ | EUSRV_AXIDMA_SR_DLY_IRQ)) &&
 	    napi_schedule_prep(&p->napi)) {
 		eueth_dma_irq_mask(c, true);
 		__napi_schedule(&p->napi);

@@ -33,6 +33,7 @@
 
 #include <eusrv/board_hw.h>
 #include <eusrv/mbox.h>
+#include <eusrv/vboard.h>
 #include <uapi/eusrv/mbox_diag.h>
 
 #include "mbox_internal.h"
@@ -247,7 +248,7 @@ static bool mbox_reap_one(struct eusrv_mbox *mb, u64 *msg, unsigned int *dst,
 	/* readl orders this load before the loads of the entry (acquire). */
 	cons = readl(mb->regs + EUSRV_MBOX_TX_CONS);
 	if (cons != mb->tx_reaped &&
-	    !mbox_ring_within(mb->tx_reaped, cons, mb->tx_prod)) {
+	    !eusrv_seq_within(mb->tx_reaped, cons, mb->tx_prod)) {
 		dev_err_ratelimited(mb->dev, "outbound consumer %u impossible (reaped %u, posted %u)\n",
 				    cons, mb->tx_reaped, mb->tx_prod);
 	} else if (cons != mb->tx_reaped) {
@@ -563,34 +564,13 @@ static void mbox_sync_counters(struct eusrv_mbox *mb)
 
 static int mbox_read_props(struct eusrv_mbox *mb)
 {
-	struct device *dev = mb->dev;
 	int ret;
 
-	ret = device_property_read_u32(dev, "eusrv,node-id", &mb->node_id);
-	if (ret)
-		return dev_err_probe(dev, ret, "no eusrv,node-id property\n");
-	if (device_property_read_u32(dev, "eusrv,max-nodes", &mb->nodes))
-		mb->nodes = EUSRV_MAX_NODES;
-	if (mb->nodes > EUSRV_MAX_NODES || mb->node_id >= mb->nodes)
-		return dev_err_probe(dev, -EINVAL, "node %u of %u: impossible (max %u nodes)\n",
-				     mb->node_id, mb->nodes, EUSRV_MAX_NODES);
-	return 0;
-}
-
-/* The kick register, shared by all blocks: mapped, never claimed. */
-static int mbox_map_kick(struct platform_device *pdev, struct eusrv_mbox *mb)
-{
-	struct resource *res;
-
-	res = platform_get_resource_byname(pdev, IORESOURCE_MEM, "kick");
-	if (!res || device_property_read_u32(mb->dev, "eusrv,kick", &mb->kick_val))
-		return 0;	/* real hardware: stores need no kick */
-	if (resource_size(res) < sizeof(u32))
-		return dev_err_probe(mb->dev, -EINVAL, "kick register %pR too small\n", res);
-	mb->kick = devm_ioremap(mb->dev, res->start, resource_size(res));
-	if (!mb->kick)
-		return dev_err_probe(mb->dev, -ENOMEM, "cannot map kick register %pR\n", res);
-	return 0;
+	mb->nodes = EUSRV_MAX_NODES;
+	ret = eusrv_node_props(mb->dev, &mb->node_id, &mb->nodes);
+	if (ret == -ENOENT)
+		return dev_err_probe(mb->dev, -EINVAL, "no eusrv,node-id property\n");
+	return ret;
 }
 
 static int mbox_probe(struct platform_device *pdev)
@@ -622,7 +602,7 @@ static int mbox_probe(struct platform_device *pdev)
 	    readl(mb->regs + EUSRV_MBOX_TXQ_SIZE) != EUSRV_MBOX_TXQ_DEPTH)
 		return dev_err_probe(dev, -ENODEV, "not a mailbox block of depth %u/%u (id %#x)\n",
 				     EUSRV_MBOX_FIFO_DEPTH, EUSRV_MBOX_TXQ_DEPTH, id);
-	ret = mbox_map_kick(pdev, mb);
+	ret = eusrv_vboard_map_kick(pdev, &mb->kick, &mb->kick_val);
 	if (ret)
 		return ret;
 	irq = platform_get_irq(pdev, 0);

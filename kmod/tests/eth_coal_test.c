@@ -18,12 +18,13 @@ static void coal_test_map(struct kunit *test)
 	u32 cr = 0, frames = 0, usecs = 0;
 
 	KUNIT_ASSERT_EQ(test, eueth_coal_to_cr(16, 30, &cr), 0);
-	KUNIT_EXPECT_EQ(test, (cr & AXIDMA_CR_THRESH_MASK) >> AXIDMA_CR_THRESH_SHIFT, 16U);
-	KUNIT_EXPECT_EQ(test, (cr & AXIDMA_CR_DELAY_MASK) >> AXIDMA_CR_DELAY_SHIFT,
-			30U * 1000U / AXIDMA_DELAY_TICK_NS);
+	KUNIT_EXPECT_EQ(test, (cr & EUSRV_AXIDMA_CR_THRESH_MASK) >> EUSRV_AXIDMA_CR_THRESH_SHIFT,
+			16U);
+	KUNIT_EXPECT_EQ(test, (cr & EUSRV_AXIDMA_CR_DELAY_MASK) >> EUSRV_AXIDMA_CR_DELAY_SHIFT,
+			30U * 1000U / EUSRV_AXIDMA_DELAY_TICK_NS);
 	/* Only the two fields: run, reset and interrupt enables are not touched. */
-	KUNIT_EXPECT_EQ(test, cr & ~(AXIDMA_CR_THRESH_MASK | AXIDMA_CR_DELAY_MASK), 0U);
-	eueth_cr_to_coal(cr | AXIDMA_CR_RS | AXIDMA_CR_IRQEN_ALL, &frames, &usecs);
+	KUNIT_EXPECT_EQ(test, cr & ~(EUSRV_AXIDMA_CR_THRESH_MASK | EUSRV_AXIDMA_CR_DELAY_MASK), 0U);
+	eueth_cr_to_coal(cr | EUSRV_AXIDMA_CR_RS | EUSRV_AXIDMA_CR_IRQEN_ALL, &frames, &usecs);
 	KUNIT_EXPECT_EQ(test, frames, 16U);
 	KUNIT_EXPECT_EQ(test, usecs, 30U);
 }
@@ -33,10 +34,10 @@ static void coal_test_limits(struct kunit *test)
 	u32 cr = 0, frames = 0, usecs = 0;
 
 	KUNIT_ASSERT_EQ(test, eueth_coal_to_cr(1, 0, &cr), 0);
-	KUNIT_EXPECT_EQ(test, cr, 1U << AXIDMA_CR_THRESH_SHIFT);
+	KUNIT_EXPECT_EQ(test, cr, 1U << EUSRV_AXIDMA_CR_THRESH_SHIFT);
 	KUNIT_ASSERT_EQ(test, eueth_coal_to_cr(EUETH_COAL_FRAMES_MAX, EUETH_COAL_USECS_MAX,
 					       &cr), 0);
-	KUNIT_EXPECT_EQ(test, cr, AXIDMA_CR_THRESH_MASK | AXIDMA_CR_DELAY_MASK);
+	KUNIT_EXPECT_EQ(test, cr, EUSRV_AXIDMA_CR_THRESH_MASK | EUSRV_AXIDMA_CR_DELAY_MASK);
 	eueth_cr_to_coal(cr, &frames, &usecs);
 	KUNIT_EXPECT_EQ(test, frames, 255U);
 	KUNIT_EXPECT_EQ(test, usecs, EUETH_COAL_USECS_MAX);
@@ -60,7 +61,8 @@ static void coal_test_roundtrip(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, frames, f);
 			/* Whole ticks: never shorter than asked, less than a tick longer. */
 			KUNIT_EXPECT_GE(test, usecs, u);
-			KUNIT_EXPECT_LT(test, usecs * 1000U, u * 1000U + AXIDMA_DELAY_TICK_NS);
+			KUNIT_EXPECT_LT(test, usecs * 1000U,
+					u * 1000U + EUSRV_AXIDMA_DELAY_TICK_NS);
 		}
 	}
 }

@@ -23,7 +23,7 @@
 static struct eueth_ring *ring_new(struct kunit *test, u32 size)
 {
 	struct eueth_ring *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
-	struct axidma_desc *d = kunit_kcalloc(test, size, sizeof(*d), GFP_KERNEL);
+	struct eusrv_axidma_desc *d = kunit_kcalloc(test, size, sizeof(*d), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_ASSERT_NOT_NULL(test, d);
@@ -39,12 +39,15 @@ static u64 le_addr(__le32 lo, __le32 hi)
 
 static void ring_test_layout(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, sizeof(struct axidma_desc), (size_t)AXIDMA_DESC_ALIGN);
-	KUNIT_EXPECT_EQ(test, offsetof(struct axidma_desc, ctrl), (size_t)AXIDMA_DESC_CTRL);
-	KUNIT_EXPECT_EQ(test, offsetof(struct axidma_desc, status), (size_t)AXIDMA_DESC_STATUS);
-	KUNIT_EXPECT_EQ(test, offsetof(struct axidma_desc, app[4]), (size_t)AXIDMA_DESC_APP(4));
-	KUNIT_EXPECT_EQ(test, offsetof(struct axidma_desc, buf_msb),
-			(size_t)AXIDMA_DESC_BUF_MSB);
+	KUNIT_EXPECT_EQ(test, sizeof(struct eusrv_axidma_desc), (size_t)EUSRV_AXIDMA_DESC_ALIGN);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eusrv_axidma_desc, ctrl),
+			(size_t)EUSRV_AXIDMA_DESC_CTRL);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eusrv_axidma_desc, status),
+			(size_t)EUSRV_AXIDMA_DESC_STATUS);
+	KUNIT_EXPECT_EQ(test, offsetof(struct eusrv_axidma_desc, app[4]),
+			(size_t)EUSRV_AXIDMA_DESC_APP(4));
+	KUNIT_EXPECT_EQ(test, offsetof(struct eusrv_axidma_desc, buf_msb),
+			(size_t)EUSRV_AXIDMA_DESC_BUF_MSB);
 }
 
 static void ring_test_init(struct kunit *test)
@@ -55,7 +58,7 @@ static void ring_test_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, r->head, 0U);
 	KUNIT_EXPECT_EQ(test, r->tail, 0U);
 	for (i = 0; i < SIZE; i++) {
-		const struct axidma_desc *d = &r->desc[i];
+		const struct eusrv_axidma_desc *d = &r->desc[i];
 
 		KUNIT_EXPECT_EQ(test, le_addr(d->next, d->next_msb),
 				eueth_ring_desc_ga(r, i + 1));
@@ -67,7 +70,7 @@ static void ring_test_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, le_addr(r->desc[SIZE - 1].next, r->desc[SIZE - 1].next_msb),
 			EUSRV_GA(NODE, RING_LOCAL));
 	for (i = 0; i < 3 * SIZE; i++) {
-		KUNIT_EXPECT_EQ(test, eueth_ring_desc_ga(r, i) % AXIDMA_DESC_ALIGN, 0ULL);
+		KUNIT_EXPECT_EQ(test, eueth_ring_desc_ga(r, i) % EUSRV_AXIDMA_DESC_ALIGN, 0ULL);
 		KUNIT_EXPECT_EQ(test, EUSRV_GA_NODE(eueth_ring_desc_ga(r, i)), NODE);
 		KUNIT_EXPECT_PTR_EQ(test, eueth_ring_desc(r, i), &r->desc[i % SIZE]);
 	}
@@ -134,15 +137,15 @@ static void ring_test_size(struct kunit *test)
 static void ring_test_fill(struct kunit *test)
 {
 	struct eueth_ring *r = ring_new(test, SIZE);
-	struct axidma_desc *d = eueth_ring_desc(r, 3);
+	struct eusrv_axidma_desc *d = eueth_ring_desc(r, 3);
 	u64 buf = EUSRV_GA(NODE, 0x123456789aULL);
 
-	d->status = cpu_to_le32(AXIDMA_ST_CMPLT | 100);
+	d->status = cpu_to_le32(EUSRV_AXIDMA_ST_CMPLT | 100);
 	d->app[0] = cpu_to_le32(1);
-	eueth_desc_fill(d, buf, 1514, AXIDMA_CTRL_SOF | AXIDMA_CTRL_EOF);
+	eueth_desc_fill(d, buf, 1514, EUSRV_AXIDMA_CTRL_SOF | EUSRV_AXIDMA_CTRL_EOF);
 	KUNIT_EXPECT_EQ(test, le_addr(d->buf, d->buf_msb), buf);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(d->ctrl),
-			1514U | AXIDMA_CTRL_SOF | AXIDMA_CTRL_EOF);
+			1514U | EUSRV_AXIDMA_CTRL_SOF | EUSRV_AXIDMA_CTRL_EOF);
 	KUNIT_EXPECT_EQ(test, d->status, 0U);
 	KUNIT_EXPECT_EQ(test, d->app[0], 0U);
 	/* The link stays. */
@@ -150,29 +153,33 @@ static void ring_test_fill(struct kunit *test)
 	eueth_desc_clear(d);
 	KUNIT_EXPECT_EQ(test, d->ctrl, 0U);
 	/* Lengths beyond the 23-bit field do not spill into the flags. */
-	eueth_desc_fill(d, buf, AXIDMA_MAX_LEN + 1, 0);
-	KUNIT_EXPECT_EQ(test, le32_to_cpu(d->ctrl) & (AXIDMA_CTRL_SOF | AXIDMA_CTRL_EOF), 0U);
+	eueth_desc_fill(d, buf, EUSRV_AXIDMA_MAX_LEN + 1, 0);
+	KUNIT_EXPECT_EQ(test,
+			le32_to_cpu(d->ctrl) & (EUSRV_AXIDMA_CTRL_SOF | EUSRV_AXIDMA_CTRL_EOF),
+			0U);
 }
 
 static void ring_test_tx_status(struct kunit *test)
 {
-	u32 ctrl = 60 | AXIDMA_CTRL_SOF;
+	u32 ctrl = 60 | EUSRV_AXIDMA_CTRL_SOF;
 
 	KUNIT_EXPECT_EQ(test, eueth_tx_status(0, ctrl), EUETH_TX_BUSY);
 	KUNIT_EXPECT_EQ(test, eueth_tx_status(60, ctrl), EUETH_TX_BUSY);
-	KUNIT_EXPECT_EQ(test, eueth_tx_status(AXIDMA_ST_CMPLT | 60, ctrl), EUETH_TX_OK);
-	KUNIT_EXPECT_EQ(test, eueth_tx_status(AXIDMA_ST_CMPLT | 59, ctrl), EUETH_TX_ERROR);
-	KUNIT_EXPECT_EQ(test, eueth_tx_status(AXIDMA_ST_CMPLT | AXIDMA_ST_SLVERR | 60, ctrl),
+	KUNIT_EXPECT_EQ(test, eueth_tx_status(EUSRV_AXIDMA_ST_CMPLT | 60, ctrl), EUETH_TX_OK);
+	KUNIT_EXPECT_EQ(test, eueth_tx_status(EUSRV_AXIDMA_ST_CMPLT | 59, ctrl), EUETH_TX_ERROR);
+	KUNIT_EXPECT_EQ(test,
+			eueth_tx_status(EUSRV_AXIDMA_ST_CMPLT | EUSRV_AXIDMA_ST_SLVERR | 60, ctrl),
 			EUETH_TX_ERROR);
-	KUNIT_EXPECT_EQ(test, eueth_tx_status(AXIDMA_ST_CMPLT | AXIDMA_ST_DECERR, ctrl),
+	KUNIT_EXPECT_EQ(test, eueth_tx_status(EUSRV_AXIDMA_ST_CMPLT | EUSRV_AXIDMA_ST_DECERR, ctrl),
 			EUETH_TX_ERROR);
-	KUNIT_EXPECT_EQ(test, eueth_tx_status(AXIDMA_ST_CMPLT | AXIDMA_ST_INTERR | 60, ctrl),
+	KUNIT_EXPECT_EQ(test,
+			eueth_tx_status(EUSRV_AXIDMA_ST_CMPLT | EUSRV_AXIDMA_ST_INTERR | 60, ctrl),
 			EUETH_TX_ERROR);
 }
 
 static void ring_test_rx_status(struct kunit *test)
 {
-	const u32 whole = AXIDMA_ST_CMPLT | AXIDMA_ST_RXSOF | AXIDMA_ST_RXEOF;
+	const u32 whole = EUSRV_AXIDMA_ST_CMPLT | EUSRV_AXIDMA_ST_RXSOF | EUSRV_AXIDMA_ST_RXEOF;
 	u32 len = 0;
 
 	KUNIT_EXPECT_EQ(test, eueth_rx_status(0, 0, 1518, &len), EUETH_RX_BUSY);
@@ -191,15 +198,21 @@ static void ring_test_rx_status(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, eueth_rx_status(whole | 0, 0, 1518, &len), EUETH_RX_BAD_LEN);
 	KUNIT_EXPECT_EQ(test, eueth_rx_status(whole | 100, 99, 1518, &len), EUETH_RX_BAD_LEN);
 	KUNIT_EXPECT_EQ(test, len, 0U);
-	KUNIT_EXPECT_EQ(test, eueth_rx_status(AXIDMA_ST_CMPLT | AXIDMA_ST_RXSOF | 1518, 0,
-					      1518, &len), EUETH_RX_PART);
-	KUNIT_EXPECT_EQ(test, eueth_rx_status(AXIDMA_ST_CMPLT | AXIDMA_ST_RXEOF | 10, 10,
-					      1518, &len), EUETH_RX_PART);
-	KUNIT_EXPECT_EQ(test, eueth_rx_status(AXIDMA_ST_CMPLT | 1518, 0, 1518, &len),
+	KUNIT_EXPECT_EQ(test,
+			eueth_rx_status(EUSRV_AXIDMA_ST_CMPLT | EUSRV_AXIDMA_ST_RXSOF | 1518, 0,
+					1518, &len),
 			EUETH_RX_PART);
-	KUNIT_EXPECT_EQ(test, eueth_rx_status(whole | AXIDMA_ST_DECERR, 0, 1518, &len),
+	KUNIT_EXPECT_EQ(test,
+			eueth_rx_status(EUSRV_AXIDMA_ST_CMPLT | EUSRV_AXIDMA_ST_RXEOF | 10, 10,
+					1518, &len),
+			EUETH_RX_PART);
+	KUNIT_EXPECT_EQ(test, eueth_rx_status(EUSRV_AXIDMA_ST_CMPLT | 1518, 0, 1518, &len),
+			EUETH_RX_PART);
+	KUNIT_EXPECT_EQ(test, eueth_rx_status(whole | EUSRV_AXIDMA_ST_DECERR, 0, 1518, &len),
 			EUETH_RX_DMA_ERROR);
-	KUNIT_EXPECT_EQ(test, eueth_rx_status(AXIDMA_ST_CMPLT | AXIDMA_ST_SLVERR, 0, 1518, &len),
+	KUNIT_EXPECT_EQ(test,
+			eueth_rx_status(EUSRV_AXIDMA_ST_CMPLT | EUSRV_AXIDMA_ST_SLVERR,
+					0, 1518, &len),
 			EUETH_RX_DMA_ERROR);
 }
 
@@ -209,12 +222,12 @@ static void ring_test_csum_app1(struct kunit *test)
 
 	/* IPv4/TCP: checksum from 34, field at 34 + 16. */
 	KUNIT_EXPECT_TRUE(test, eueth_tx_csum_app1(34, 16, &app1));
-	KUNIT_EXPECT_EQ(test, app1, 34U << AXIDMA_APP1_CSUM_START_SHIFT | 50U);
-	KUNIT_EXPECT_EQ(test, app1 & AXIDMA_APP1_CSUM_INSERT_MASK, 50U);
+	KUNIT_EXPECT_EQ(test, app1, 34U << EUSRV_AXIDMA_APP1_CSUM_START_SHIFT | 50U);
+	KUNIT_EXPECT_EQ(test, app1 & EUSRV_AXIDMA_APP1_CSUM_INSERT_MASK, 50U);
 	/* IPv6/UDP. */
 	KUNIT_EXPECT_TRUE(test, eueth_tx_csum_app1(54, 6, &app1));
-	KUNIT_EXPECT_EQ(test, app1 >> AXIDMA_APP1_CSUM_START_SHIFT, 54U);
-	KUNIT_EXPECT_EQ(test, app1 & AXIDMA_APP1_CSUM_INSERT_MASK, 60U);
+	KUNIT_EXPECT_EQ(test, app1 >> EUSRV_AXIDMA_APP1_CSUM_START_SHIFT, 54U);
+	KUNIT_EXPECT_EQ(test, app1 & EUSRV_AXIDMA_APP1_CSUM_INSERT_MASK, 60U);
 	app1 = 7;
 	KUNIT_EXPECT_FALSE(test, eueth_tx_csum_app1(0x10000, 0, &app1));
 	KUNIT_EXPECT_FALSE(test, eueth_tx_csum_app1(0xfff0, 0x10, &app1));

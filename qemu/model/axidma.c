@@ -2,7 +2,7 @@
  * The AXI DMA engine (see axidma.h and axidma_hw.h).  Everything read from
  * the register page or from descriptors is untrusted: addresses are decoded
  * against the node's own RAM before any access, walks are bounded by
- * AXIDMA_MAX_FRAME_DESC, and a bad value at worst stops the channel.
+ * EUSRV_AXIDMA_MAX_FRAME_DESC, and a bad value at worst stops the channel.
  */
 #include "axidma.h"
 
@@ -14,23 +14,23 @@
 #include "regs.h"
 
 #define DESC_SIZE	64U
-#define DESC_MASK	(~(uint64_t)(AXIDMA_DESC_ALIGN - 1))
+#define DESC_MASK	(~(uint64_t)(EUSRV_AXIDMA_DESC_ALIGN - 1))
 
 static const char *const bad_names[] = {
-	[AXIDMA_BAD_NONE] = "none",
-	[AXIDMA_BAD_CR] = "reserved or unsupported DMACR bits",
-	[AXIDMA_BAD_THRESH] = "IRQThreshold 0",
-	[AXIDMA_BAD_CURDESC] = "CURDESC bits 5:0 set",
-	[AXIDMA_BAD_TAILDESC] = "TAILDESC bits 5:0 set",
-	[AXIDMA_BAD_SR_CLR] = "SR_CLR bits outside 14:12",
-	[AXIDMA_BAD_NO_SOF] = "MM2S frame without TXSOF",
+	[EUSRV_AXIDMA_BAD_NONE] = "none",
+	[EUSRV_AXIDMA_BAD_CR] = "reserved or unsupported DMACR bits",
+	[EUSRV_AXIDMA_BAD_THRESH] = "IRQThreshold 0",
+	[EUSRV_AXIDMA_BAD_CURDESC] = "CURDESC bits 5:0 set",
+	[EUSRV_AXIDMA_BAD_TAILDESC] = "TAILDESC bits 5:0 set",
+	[EUSRV_AXIDMA_BAD_SR_CLR] = "SR_CLR bits outside 14:12",
+	[EUSRV_AXIDMA_BAD_NO_SOF] = "MM2S frame without TXSOF",
 };
 
 static const char *const ch_names[] = { "MM2S", "S2MM" };
 
 static uint32_t cr_of(struct axidma *d, struct axidma_chan *c)
 {
-	return rd32(d->page, c->base + AXIDMA_CR);
+	return rd32(d->page, c->base + EUSRV_AXIDMA_CR);
 }
 
 static uint64_t reg_addr(struct axidma *d, uint32_t off)
@@ -46,11 +46,11 @@ static void bad(struct axidma *d, struct axidma_chan *c, uint32_t code,
 {
 	c->bad_cnt++;
 	c->bad_last = code;
-	wr32(d->page, c->vb + AXIDMA_VB_BAD_LAST, code);
-	wr32(d->page, c->vb + AXIDMA_VB_BAD_CNT, c->bad_cnt);
+	wr32(d->page, c->vb + EUSRV_AXIDMA_VB_BAD_LAST, code);
+	wr32(d->page, c->vb + EUSRV_AXIDMA_VB_BAD_CNT, c->bad_cnt);
 	if (log_ratelimit_ok(&d->rl, evloop_now_ms()))
 		log_warn("node%u AXI DMA %s: programming error %u (%s), value %#x",
-			 d->node, ch_names[c == &d->ch[AXIDMA_RX]], code,
+			 d->node, ch_names[c == &d->ch[EUSRV_AXIDMA_RX]], code,
 			 bad_names[code], value);
 }
 
@@ -66,23 +66,23 @@ static void bad_once(struct axidma *d, struct axidma_chan *c, bool *flag,
 
 static void publish(struct axidma *d, struct axidma_chan *c, uint64_t now_us)
 {
-	uint32_t v = c->sr | AXIDMA_SR_SGINCLD;
+	uint32_t v = c->sr | EUSRV_AXIDMA_SR_SGINCLD;
 	uint32_t dly = 0;
 
-	v &= ~(AXIDMA_SR_THRESH_MASK | AXIDMA_SR_DELAY_MASK);
-	v |= (c->thresh_cnt & 0xffU) << AXIDMA_SR_THRESH_SHIFT;
+	v &= ~(EUSRV_AXIDMA_SR_THRESH_MASK | EUSRV_AXIDMA_SR_DELAY_MASK);
+	v |= (c->thresh_cnt & 0xffU) << EUSRV_AXIDMA_SR_THRESH_SHIFT;
 	if (c->dly_deadline_us && c->dly_deadline_us > now_us) {
 		uint64_t left = c->dly_deadline_us - now_us;
 
 		dly = left > 0xff ? 0xff : (uint32_t)left;
 	}
-	v |= dly << AXIDMA_SR_DELAY_SHIFT;
-	wr32_release(d->page, c->base + AXIDMA_SR, v);
+	v |= dly << EUSRV_AXIDMA_SR_DELAY_SHIFT;
+	wr32_release(d->page, c->base + EUSRV_AXIDMA_SR, v);
 }
 
 static uint32_t threshold(struct axidma *d, struct axidma_chan *c, uint32_t cr)
 {
-	uint32_t t = (cr & AXIDMA_CR_THRESH_MASK) >> AXIDMA_CR_THRESH_SHIFT;
+	uint32_t t = (cr & EUSRV_AXIDMA_CR_THRESH_MASK) >> EUSRV_AXIDMA_CR_THRESH_SHIFT;
 
 	(void)d;
 	(void)c;
@@ -91,8 +91,8 @@ static uint32_t threshold(struct axidma *d, struct axidma_chan *c, uint32_t cr)
 
 static void chan_reset(struct axidma *d, struct axidma_chan *c)
 {
-	c->sr = AXIDMA_SR_HALTED | AXIDMA_SR_SGINCLD;
-	c->cr_seen = AXIDMA_CR_RESET_VALUE;
+	c->sr = EUSRV_AXIDMA_SR_HALTED | EUSRV_AXIDMA_SR_SGINCLD;
+	c->cr_seen = EUSRV_AXIDMA_CR_RESET_VALUE;
 	c->running = false;
 	c->err_halted = false;
 	c->idle = false;
@@ -112,10 +112,10 @@ void axidma_init(struct axidma *d, void *page, const struct board *board,
 	d->page = page;
 	d->board = board;
 	d->node = node;
-	d->ch[AXIDMA_TX].base = AXIDMA_MM2S;
-	d->ch[AXIDMA_TX].vb = AXIDMA_VB_MM2S;
-	d->ch[AXIDMA_RX].base = AXIDMA_S2MM;
-	d->ch[AXIDMA_RX].vb = AXIDMA_VB_S2MM;
+	d->ch[EUSRV_AXIDMA_TX].base = EUSRV_AXIDMA_MM2S;
+	d->ch[EUSRV_AXIDMA_TX].vb = EUSRV_AXIDMA_VB_MM2S;
+	d->ch[EUSRV_AXIDMA_RX].base = EUSRV_AXIDMA_S2MM;
+	d->ch[EUSRV_AXIDMA_RX].vb = EUSRV_AXIDMA_VB_S2MM;
 }
 
 void axidma_attach(struct axidma *d)
@@ -131,7 +131,7 @@ void axidma_attach(struct axidma *d)
 		chan_reset(d, c);
 		c->clr_seq = 0;
 		c->bad_cnt = c->bad_last = c->inj_cnt = 0;
-		c->inject = AXIDMA_INJ_NONE;
+		c->inject = EUSRV_AXIDMA_INJ_NONE;
 		publish(d, c, 0);
 	}
 	d->up = true;
@@ -152,24 +152,24 @@ static void engine_reset(struct axidma *d, uint64_t now_us)
 		struct axidma_chan *c = &d->ch[i];
 
 		chan_reset(d, c);
-		wr32(d->page, c->base + AXIDMA_CURDESC_MSB, 0);
-		wr32(d->page, c->base + AXIDMA_CURDESC, 0);
-		wr32(d->page, c->base + AXIDMA_TAILDESC_MSB, 0);
-		wr32(d->page, c->base + AXIDMA_TAILDESC, 0);
+		wr32(d->page, c->base + EUSRV_AXIDMA_CURDESC_MSB, 0);
+		wr32(d->page, c->base + EUSRV_AXIDMA_CURDESC, 0);
+		wr32(d->page, c->base + EUSRV_AXIDMA_TAILDESC_MSB, 0);
+		wr32(d->page, c->base + EUSRV_AXIDMA_TAILDESC, 0);
 		publish(d, c, now_us);
 	}
 	/* Reset last: the node waits for it to read 0. */
 	for (i = 0; i < 2; i++)
-		wr32_release(d->page, d->ch[i].base + AXIDMA_CR,
-			     AXIDMA_CR_RESET_VALUE);
+		wr32_release(d->page, d->ch[i].base + EUSRV_AXIDMA_CR,
+			     EUSRV_AXIDMA_CR_RESET_VALUE);
 	log_debug("node%u AXI DMA: reset", d->node);
 }
 
 static void halt(struct axidma *d, struct axidma_chan *c, uint32_t err,
 		 uint64_t now_us)
 {
-	c->sr |= err | AXIDMA_SR_ERR_IRQ | AXIDMA_SR_HALTED;
-	c->sr &= ~AXIDMA_SR_IDLE;
+	c->sr |= err | EUSRV_AXIDMA_SR_ERR_IRQ | EUSRV_AXIDMA_SR_HALTED;
+	c->sr &= ~EUSRV_AXIDMA_SR_IDLE;
 	c->running = false;
 	c->err_halted = true;
 	c->dly_deadline_us = 0;
@@ -177,7 +177,7 @@ static void halt(struct axidma *d, struct axidma_chan *c, uint32_t err,
 	publish(d, c, now_us);
 	if (log_ratelimit_ok(&d->rl, evloop_now_ms()))
 		log_info("node%u AXI DMA %s: error %#x, channel halted", d->node,
-			 ch_names[c == &d->ch[AXIDMA_RX]], err);
+			 ch_names[c == &d->ch[EUSRV_AXIDMA_RX]], err);
 }
 
 void axidma_kick(struct axidma *d, unsigned int ch, uint64_t now_us)
@@ -189,54 +189,54 @@ void axidma_kick(struct axidma *d, unsigned int ch, uint64_t now_us)
 		return;
 	/* Reset in either channel resets both. */
 	for (i = 0; i < 2; i++) {
-		if (cr_of(d, &d->ch[i]) & AXIDMA_CR_RESET) {
+		if (cr_of(d, &d->ch[i]) & EUSRV_AXIDMA_CR_RESET) {
 			engine_reset(d, now_us);
 			return;
 		}
 	}
 	c = &d->ch[ch];
-	seq = rd32_acquire(d->page, c->vb + AXIDMA_VB_SR_CLR_SEQ);
+	seq = rd32_acquire(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ);
 	if (seq != c->clr_seq) {
-		uint32_t clr = rd32(d->page, c->vb + AXIDMA_VB_SR_CLR);
+		uint32_t clr = rd32(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR);
 
 		c->clr_seq = seq;
-		if (clr & ~AXIDMA_SR_IRQ_ALL)
-			bad(d, c, AXIDMA_BAD_SR_CLR, clr);
-		c->sr &= ~(clr & AXIDMA_SR_IRQ_ALL);
+		if (clr & ~EUSRV_AXIDMA_SR_IRQ_ALL)
+			bad(d, c, EUSRV_AXIDMA_BAD_SR_CLR, clr);
+		c->sr &= ~(clr & EUSRV_AXIDMA_SR_IRQ_ALL);
 		publish(d, c, now_us);
 		/* Level semantics: still asserted after the ack, raise again. */
 		c->raise = true;
 	}
 	cr = cr_of(d, c);
-	if (cr & ~AXIDMA_CR_VALID)
-		bad_once(d, c, &c->bad_cr, &c->bad_cr_val, AXIDMA_BAD_CR, cr);
+	if (cr & ~EUSRV_AXIDMA_CR_VALID)
+		bad_once(d, c, &c->bad_cr, &c->bad_cr_val, EUSRV_AXIDMA_BAD_CR, cr);
 	else
 		c->bad_cr = false;
-	if (!(cr & AXIDMA_CR_THRESH_MASK) && (c->cr_seen & AXIDMA_CR_THRESH_MASK))
-		bad(d, c, AXIDMA_BAD_THRESH, cr);
-	if ((cr & ~c->cr_seen) & AXIDMA_CR_IRQEN_ALL)
+	if (!(cr & EUSRV_AXIDMA_CR_THRESH_MASK) && (c->cr_seen & EUSRV_AXIDMA_CR_THRESH_MASK))
+		bad(d, c, EUSRV_AXIDMA_BAD_THRESH, cr);
+	if ((cr & ~c->cr_seen) & EUSRV_AXIDMA_CR_IRQEN_ALL)
 		c->raise = true;	/* newly enabled, maybe already set */
-	if (((cr ^ c->cr_seen) & AXIDMA_CR_THRESH_MASK))
+	if (((cr ^ c->cr_seen) & EUSRV_AXIDMA_CR_THRESH_MASK))
 		c->thresh_cnt = threshold(d, c, cr);
 	c->cr_seen = cr;
 
-	if (!(cr & AXIDMA_CR_RS)) {
-		if (c->running || !(c->sr & AXIDMA_SR_HALTED)) {
+	if (!(cr & EUSRV_AXIDMA_CR_RS)) {
+		if (c->running || !(c->sr & EUSRV_AXIDMA_SR_HALTED)) {
 			c->running = false;
-			c->sr |= AXIDMA_SR_HALTED;
-			c->sr &= ~AXIDMA_SR_IDLE;
+			c->sr |= EUSRV_AXIDMA_SR_HALTED;
+			c->sr &= ~EUSRV_AXIDMA_SR_IDLE;
 			publish(d, c, now_us);
 		}
 	} else if (!c->running && !c->err_halted) {
-		uint64_t cur = reg_addr(d, c->base + AXIDMA_CURDESC);
+		uint64_t cur = reg_addr(d, c->base + EUSRV_AXIDMA_CURDESC);
 
 		if (cur & ~DESC_MASK)
 			bad_once(d, c, &c->bad_cur, &c->bad_cur_val,
-				 AXIDMA_BAD_CURDESC, (uint32_t)cur);
+				 EUSRV_AXIDMA_BAD_CURDESC, (uint32_t)cur);
 		c->next = cur & DESC_MASK;
 		c->running = true;
 		c->idle = false;
-		c->sr &= ~(AXIDMA_SR_HALTED | AXIDMA_SR_IDLE);
+		c->sr &= ~(EUSRV_AXIDMA_SR_HALTED | EUSRV_AXIDMA_SR_IDLE);
 		publish(d, c, now_us);
 	}
 }
@@ -282,28 +282,28 @@ static uint32_t fetch(struct axidma *d, uint64_t ga, struct desc *out)
 	out->ga = ga;
 	out->host = own_ram(d, ga, DESC_SIZE);
 	if (!out->host)
-		return AXIDMA_SR_SG_DEC_ERR;
+		return EUSRV_AXIDMA_SR_SG_DEC_ERR;
 	memcpy(raw, out->host, sizeof(raw));
-	out->next = ((uint64_t)le32_at(raw, AXIDMA_DESC_NEXT_MSB) << 32 |
-		     le32_at(raw, AXIDMA_DESC_NEXT)) & DESC_MASK;
-	out->buf = (uint64_t)le32_at(raw, AXIDMA_DESC_BUF_MSB) << 32 |
-		   le32_at(raw, AXIDMA_DESC_BUF);
-	out->ctrl = le32_at(raw, AXIDMA_DESC_CTRL);
-	out->status = le32_at(raw, AXIDMA_DESC_STATUS);
+	out->next = ((uint64_t)le32_at(raw, EUSRV_AXIDMA_DESC_NEXT_MSB) << 32 |
+		     le32_at(raw, EUSRV_AXIDMA_DESC_NEXT)) & DESC_MASK;
+	out->buf = (uint64_t)le32_at(raw, EUSRV_AXIDMA_DESC_BUF_MSB) << 32 |
+		   le32_at(raw, EUSRV_AXIDMA_DESC_BUF);
+	out->ctrl = le32_at(raw, EUSRV_AXIDMA_DESC_CTRL);
+	out->status = le32_at(raw, EUSRV_AXIDMA_DESC_STATUS);
 	for (i = 0; i < 5; i++)
-		out->app[i] = le32_at(raw, AXIDMA_DESC_APP(i));
-	if (out->status & AXIDMA_ST_CMPLT)
-		return AXIDMA_SR_SG_INT_ERR;
+		out->app[i] = le32_at(raw, EUSRV_AXIDMA_DESC_APP(i));
+	if (out->status & EUSRV_AXIDMA_ST_CMPLT)
+		return EUSRV_AXIDMA_SR_SG_INT_ERR;
 	return 0;
 }
 
 static uint64_t tail_of(struct axidma *d, struct axidma_chan *c)
 {
-	uint64_t t = reg_addr(d, c->base + AXIDMA_TAILDESC);
+	uint64_t t = reg_addr(d, c->base + EUSRV_AXIDMA_TAILDESC);
 
 	if (t & ~DESC_MASK)
 		bad_once(d, c, &c->bad_tail, &c->bad_tail_val,
-			 AXIDMA_BAD_TAILDESC, (uint32_t)t);
+			 EUSRV_AXIDMA_BAD_TAILDESC, (uint32_t)t);
 	else
 		c->bad_tail = false;
 	return t & DESC_MASK;
@@ -324,7 +324,7 @@ static bool available(struct axidma *d, struct axidma_chan *c, uint64_t tail)
 		return true;
 	if (tail != c->idle_at) {
 		c->idle = false;
-		c->sr &= ~AXIDMA_SR_IDLE;
+		c->sr &= ~EUSRV_AXIDMA_SR_IDLE;
 		return true;
 	}
 	return false;
@@ -334,18 +334,18 @@ static bool available(struct axidma *d, struct axidma_chan *c, uint64_t tail)
 static void ioc_event(struct axidma *d, struct axidma_chan *c, uint64_t now_us)
 {
 	uint32_t cr = cr_of(d, c);
-	uint32_t dly = (cr & AXIDMA_CR_DELAY_MASK) >> AXIDMA_CR_DELAY_SHIFT;
+	uint32_t dly = (cr & EUSRV_AXIDMA_CR_DELAY_MASK) >> EUSRV_AXIDMA_CR_DELAY_SHIFT;
 
 	if (c->thresh_cnt == 0 || c->thresh_cnt > 255)
 		c->thresh_cnt = threshold(d, c, cr);
 	if (--c->thresh_cnt == 0) {
-		c->sr |= AXIDMA_SR_IOC_IRQ;
+		c->sr |= EUSRV_AXIDMA_SR_IOC_IRQ;
 		c->thresh_cnt = threshold(d, c, cr);
 		c->dly_deadline_us = 0;
 		c->raise = true;
 	} else if (dly) {
 		c->dly_deadline_us = now_us + (uint64_t)dly *
-				     AXIDMA_DELAY_TICK_NS / 1000U;
+				     EUSRV_AXIDMA_DELAY_TICK_NS / 1000U;
 	}
 }
 
@@ -357,7 +357,7 @@ static void advance(struct axidma *d, struct axidma_chan *c,
 	if (last->ga == tail) {
 		c->idle = true;
 		c->idle_at = tail;
-		c->sr |= AXIDMA_SR_IDLE;
+		c->sr |= EUSRV_AXIDMA_SR_IDLE;
 	}
 	ioc_event(d, c, now_us);
 	publish(d, c, now_us);
@@ -366,9 +366,9 @@ static void advance(struct axidma *d, struct axidma_chan *c,
 static uint32_t inject_sg(enum axidma_inject k)
 {
 	switch (k) {
-	case AXIDMA_INJ_SG_INT: return AXIDMA_SR_SG_INT_ERR;
-	case AXIDMA_INJ_SG_SLV: return AXIDMA_SR_SG_SLV_ERR;
-	case AXIDMA_INJ_SG_DEC: return AXIDMA_SR_SG_DEC_ERR;
+	case EUSRV_AXIDMA_INJ_SG_INT: return EUSRV_AXIDMA_SR_SG_INT_ERR;
+	case EUSRV_AXIDMA_INJ_SG_SLV: return EUSRV_AXIDMA_SR_SG_SLV_ERR;
+	case EUSRV_AXIDMA_INJ_SG_DEC: return EUSRV_AXIDMA_SR_SG_DEC_ERR;
 	default: return 0;
 	}
 }
@@ -376,17 +376,17 @@ static uint32_t inject_sg(enum axidma_inject k)
 static void inject_dma(enum axidma_inject k, uint32_t *sr, uint32_t *st)
 {
 	switch (k) {
-	case AXIDMA_INJ_DMA_INT:
-		*sr = AXIDMA_SR_DMA_INT_ERR;
-		*st = AXIDMA_ST_INTERR;
+	case EUSRV_AXIDMA_INJ_DMA_INT:
+		*sr = EUSRV_AXIDMA_SR_DMA_INT_ERR;
+		*st = EUSRV_AXIDMA_ST_INTERR;
 		break;
-	case AXIDMA_INJ_DMA_SLV:
-		*sr = AXIDMA_SR_DMA_SLV_ERR;
-		*st = AXIDMA_ST_SLVERR;
+	case EUSRV_AXIDMA_INJ_DMA_SLV:
+		*sr = EUSRV_AXIDMA_SR_DMA_SLV_ERR;
+		*st = EUSRV_AXIDMA_ST_SLVERR;
 		break;
-	case AXIDMA_INJ_DMA_DEC:
-		*sr = AXIDMA_SR_DMA_DEC_ERR;
-		*st = AXIDMA_ST_DECERR;
+	case EUSRV_AXIDMA_INJ_DMA_DEC:
+		*sr = EUSRV_AXIDMA_SR_DMA_DEC_ERR;
+		*st = EUSRV_AXIDMA_ST_DECERR;
 		break;
 	default:
 		*sr = *st = 0;
@@ -399,7 +399,7 @@ static void dma_error(struct axidma *d, struct axidma_chan *c,
 		      const struct desc *ds, uint32_t sr_bit, uint32_t st_bit,
 		      uint64_t now_us)
 {
-	put_le32(ds->host, AXIDMA_DESC_STATUS, st_bit | AXIDMA_ST_CMPLT);
+	put_le32(ds->host, EUSRV_AXIDMA_DESC_STATUS, st_bit | EUSRV_AXIDMA_ST_CMPLT);
 	halt(d, c, sr_bit, now_us);
 }
 
@@ -410,11 +410,11 @@ static bool injected(struct axidma *d, struct axidma_chan *c,
 	enum axidma_inject k = c->inject;
 	uint32_t sr, st;
 
-	if (k == AXIDMA_INJ_NONE)
+	if (k == EUSRV_AXIDMA_INJ_NONE)
 		return false;
-	c->inject = AXIDMA_INJ_NONE;
+	c->inject = EUSRV_AXIDMA_INJ_NONE;
 	c->inj_cnt++;
-	wr32(d->page, c->vb + AXIDMA_VB_INJ_CNT, c->inj_cnt);
+	wr32(d->page, c->vb + EUSRV_AXIDMA_VB_INJ_CNT, c->inj_cnt);
 	if (inject_sg(k)) {
 		halt(d, c, inject_sg(k), now_us);
 		return true;
@@ -427,8 +427,8 @@ static bool injected(struct axidma *d, struct axidma_chan *c,
 int axidma_tx_frame(struct axidma *d, uint8_t *buf, size_t cap, size_t *len,
 		    uint32_t app[5], uint64_t now_us)
 {
-	struct axidma_chan *c = &d->ch[AXIDMA_TX];
-	struct desc ds[AXIDMA_MAX_FRAME_DESC];
+	struct axidma_chan *c = &d->ch[EUSRV_AXIDMA_TX];
+	struct desc ds[EUSRV_AXIDMA_MAX_FRAME_DESC];
 	uint64_t tail = tail_of(d, c), ga, total = 0;
 	unsigned int n = 0, i;
 	uint32_t err;
@@ -447,34 +447,34 @@ int axidma_tx_frame(struct axidma *d, uint8_t *buf, size_t cap, size_t *len,
 		if (n == 0) {
 			if (injected(d, c, x, now_us))
 				return -1;
-			if (!(x->ctrl & AXIDMA_CTRL_SOF))
-				bad(d, c, AXIDMA_BAD_NO_SOF, x->ctrl);
+			if (!(x->ctrl & EUSRV_AXIDMA_CTRL_SOF))
+				bad(d, c, EUSRV_AXIDMA_BAD_NO_SOF, x->ctrl);
 			memcpy(app, x->app, sizeof(x->app));
 		}
-		if (!(x->ctrl & AXIDMA_MAX_LEN)) {
-			dma_error(d, c, x, AXIDMA_SR_DMA_INT_ERR,
-				  AXIDMA_ST_INTERR, now_us);
+		if (!(x->ctrl & EUSRV_AXIDMA_MAX_LEN)) {
+			dma_error(d, c, x, EUSRV_AXIDMA_SR_DMA_INT_ERR,
+				  EUSRV_AXIDMA_ST_INTERR, now_us);
 			return -1;
 		}
 		n++;
-		if (x->ctrl & AXIDMA_CTRL_EOF)
+		if (x->ctrl & EUSRV_AXIDMA_CTRL_EOF)
 			break;
 		if (x->ga == tail)
 			return 0;	/* the rest of the frame is not there yet */
-		if (n == AXIDMA_MAX_FRAME_DESC) {
-			dma_error(d, c, x, AXIDMA_SR_DMA_INT_ERR,
-				  AXIDMA_ST_INTERR, now_us);
+		if (n == EUSRV_AXIDMA_MAX_FRAME_DESC) {
+			dma_error(d, c, x, EUSRV_AXIDMA_SR_DMA_INT_ERR,
+				  EUSRV_AXIDMA_ST_INTERR, now_us);
 			return -1;
 		}
 		ga = x->next;
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t blen = ds[i].ctrl & AXIDMA_MAX_LEN;
+		uint32_t blen = ds[i].ctrl & EUSRV_AXIDMA_MAX_LEN;
 		const uint8_t *src = own_ram(d, ds[i].buf, blen);
 
 		if (!src) {
-			dma_error(d, c, &ds[i], AXIDMA_SR_DMA_DEC_ERR,
-				  AXIDMA_ST_DECERR, now_us);
+			dma_error(d, c, &ds[i], EUSRV_AXIDMA_SR_DMA_DEC_ERR,
+				  EUSRV_AXIDMA_ST_DECERR, now_us);
 			return -1;
 		}
 		if (total < cap)
@@ -483,8 +483,8 @@ int axidma_tx_frame(struct axidma *d, uint8_t *buf, size_t cap, size_t *len,
 		total += blen;
 	}
 	for (i = 0; i < n; i++)
-		put_le32(ds[i].host, AXIDMA_DESC_STATUS,
-			 (ds[i].ctrl & AXIDMA_MAX_LEN) | AXIDMA_ST_CMPLT);
+		put_le32(ds[i].host, EUSRV_AXIDMA_DESC_STATUS,
+			 (ds[i].ctrl & EUSRV_AXIDMA_MAX_LEN) | EUSRV_AXIDMA_ST_CMPLT);
 	*len = total;
 	advance(d, c, &ds[n - 1], tail, now_us);
 	return 1;
@@ -493,8 +493,8 @@ int axidma_tx_frame(struct axidma *d, uint8_t *buf, size_t cap, size_t *len,
 int axidma_rx_frame(struct axidma *d, const uint8_t *frame, size_t len,
 		    const uint32_t app[5], uint64_t now_us)
 {
-	struct axidma_chan *c = &d->ch[AXIDMA_RX];
-	struct desc ds[AXIDMA_MAX_FRAME_DESC];
+	struct axidma_chan *c = &d->ch[EUSRV_AXIDMA_RX];
+	struct desc ds[EUSRV_AXIDMA_MAX_FRAME_DESC];
 	uint64_t tail = tail_of(d, c), ga, room = 0;
 	unsigned int n = 0, i;
 	size_t done = 0;
@@ -514,28 +514,28 @@ int axidma_rx_frame(struct axidma *d, const uint8_t *frame, size_t len,
 		}
 		if (n == 0 && injected(d, c, x, now_us))
 			return -EIO;
-		blen = x->ctrl & AXIDMA_MAX_LEN;
+		blen = x->ctrl & EUSRV_AXIDMA_MAX_LEN;
 		if (!blen) {
-			dma_error(d, c, x, AXIDMA_SR_DMA_INT_ERR,
-				  AXIDMA_ST_INTERR, now_us);
+			dma_error(d, c, x, EUSRV_AXIDMA_SR_DMA_INT_ERR,
+				  EUSRV_AXIDMA_ST_INTERR, now_us);
 			return -EIO;
 		}
 		n++;
 		room += blen;
 		if (room >= len)
 			break;
-		if (x->ga == tail || n == AXIDMA_MAX_FRAME_DESC)
+		if (x->ga == tail || n == EUSRV_AXIDMA_MAX_FRAME_DESC)
 			return -ENOSPC;
 		ga = x->next;
 	}
 	for (i = 0; i < n; i++) {
-		size_t blen = ds[i].ctrl & AXIDMA_MAX_LEN;
+		size_t blen = ds[i].ctrl & EUSRV_AXIDMA_MAX_LEN;
 		size_t chunk = len - done < blen ? len - done : blen;
 		uint8_t *dst = own_ram(d, ds[i].buf, chunk);
 
 		if (!dst) {
-			dma_error(d, c, &ds[i], AXIDMA_SR_DMA_DEC_ERR,
-				  AXIDMA_ST_DECERR, now_us);
+			dma_error(d, c, &ds[i], EUSRV_AXIDMA_SR_DMA_DEC_ERR,
+				  EUSRV_AXIDMA_ST_DECERR, now_us);
 			return -EIO;
 		}
 		memcpy(dst, frame + done, chunk);
@@ -543,18 +543,18 @@ int axidma_rx_frame(struct axidma *d, const uint8_t *frame, size_t len,
 		done += chunk;
 	}
 	for (i = 0; i < n; i++) {
-		uint32_t st = ds[i].status | AXIDMA_ST_CMPLT;
+		uint32_t st = ds[i].status | EUSRV_AXIDMA_ST_CMPLT;
 
 		if (i == 0)
-			st |= AXIDMA_ST_RXSOF;
+			st |= EUSRV_AXIDMA_ST_RXSOF;
 		if (i == n - 1) {
 			unsigned int a;
 
-			st |= AXIDMA_ST_RXEOF;
+			st |= EUSRV_AXIDMA_ST_RXEOF;
 			for (a = 0; a < 5; a++)
-				put_le32(ds[i].host, AXIDMA_DESC_APP(a), app[a]);
+				put_le32(ds[i].host, EUSRV_AXIDMA_DESC_APP(a), app[a]);
 		}
-		put_le32(ds[i].host, AXIDMA_DESC_STATUS, st);
+		put_le32(ds[i].host, EUSRV_AXIDMA_DESC_STATUS, st);
 	}
 	advance(d, c, &ds[n - 1], tail, now_us);
 	return 0;
@@ -572,7 +572,7 @@ void axidma_timer(struct axidma *d, uint64_t now_us)
 		c->dly_deadline_us = 0;
 		if (!d->up)
 			continue;
-		c->sr |= AXIDMA_SR_DLY_IRQ;
+		c->sr |= EUSRV_AXIDMA_SR_DLY_IRQ;
 		c->thresh_cnt = threshold(d, c, cr_of(d, c));
 		c->raise = true;
 		publish(d, c, now_us);
@@ -598,7 +598,7 @@ bool axidma_update_irq(struct axidma *d, unsigned int ch)
 	c->raise = false;
 	if (!d->up || !raise)
 		return false;
-	return (c->sr & cr_of(d, c) & AXIDMA_SR_IRQ_ALL) != 0;
+	return (c->sr & cr_of(d, c) & EUSRV_AXIDMA_SR_IRQ_ALL) != 0;
 }
 
 void axidma_inject(struct axidma *d, unsigned int ch, enum axidma_inject kind)

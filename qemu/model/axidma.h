@@ -19,22 +19,22 @@
 #include "board.h"
 #include "log.h"
 
-enum { AXIDMA_TX = 0, AXIDMA_RX = 1 };
+enum { EUSRV_AXIDMA_TX = 0, EUSRV_AXIDMA_RX = 1 };
 
 /* Injected errors (control socket): the next descriptor fails like this. */
 enum axidma_inject {
-	AXIDMA_INJ_NONE = 0,
-	AXIDMA_INJ_DMA_INT,
-	AXIDMA_INJ_DMA_SLV,
-	AXIDMA_INJ_DMA_DEC,
-	AXIDMA_INJ_SG_INT,
-	AXIDMA_INJ_SG_SLV,
-	AXIDMA_INJ_SG_DEC,
+	EUSRV_AXIDMA_INJ_NONE = 0,
+	EUSRV_AXIDMA_INJ_DMA_INT,
+	EUSRV_AXIDMA_INJ_DMA_SLV,
+	EUSRV_AXIDMA_INJ_DMA_DEC,
+	EUSRV_AXIDMA_INJ_SG_INT,
+	EUSRV_AXIDMA_INJ_SG_SLV,
+	EUSRV_AXIDMA_INJ_SG_DEC,
 };
 
 struct axidma_chan {
-	uint32_t base;			/* AXIDMA_MM2S or AXIDMA_S2MM */
-	uint32_t vb;			/* AXIDMA_VB_MM2S or AXIDMA_VB_S2MM */
+	uint32_t base;			/* EUSRV_AXIDMA_MM2S or EUSRV_AXIDMA_S2MM */
+	uint32_t vb;			/* EUSRV_AXIDMA_VB_MM2S or EUSRV_AXIDMA_VB_S2MM */
 	uint32_t sr;			/* the model's DMASR */
 	uint32_t cr_seen;		/* DMACR at the last kick */
 	bool running;			/* RS latched: fetching allowed */

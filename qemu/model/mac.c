@@ -305,12 +305,12 @@ void mac_kick(struct mac *m, unsigned int node, unsigned int vector)
 		return;
 	switch (vector) {
 	case EUSRV_VEC_DMA_MM2S:
-		axidma_kick(&m->dma[node], AXIDMA_TX, now_us(m));
+		axidma_kick(&m->dma[node], EUSRV_AXIDMA_TX, now_us(m));
 		m->port[node].tx_ready = true;
 		m->busy = true;
 		break;
 	case EUSRV_VEC_DMA_S2MM:
-		axidma_kick(&m->dma[node], AXIDMA_RX, now_us(m));
+		axidma_kick(&m->dma[node], EUSRV_AXIDMA_RX, now_us(m));
 		break;
 	case EUSRV_VEC_MAC:
 		mac_port_kick(m, node);
@@ -365,16 +365,16 @@ static void deliver(struct mac *m, unsigned int n, const uint8_t *f,
 		count(m, n, EUSRV_MAC_RX_OVERSIZE, 1);
 		return;
 	}
-	if ((ctrl & EUSRV_MAC_CTRL_RX_CSUM) && len >= AXIDMA_RX_CSUM_START) {
+	if ((ctrl & EUSRV_MAC_CTRL_RX_CSUM) && len >= EUSRV_AXIDMA_RX_CSUM_START) {
 		if (!ri->have_csum) {
-			ri->csum = mac_csum(f + AXIDMA_RX_CSUM_START,
-					    len - AXIDMA_RX_CSUM_START, 0);
+			ri->csum = mac_csum(f + EUSRV_AXIDMA_RX_CSUM_START,
+					    len - EUSRV_AXIDMA_RX_CSUM_START, 0);
 			ri->have_csum = true;
 		}
-		app[2] = AXIDMA_APP2_RX_CSUM_VALID;
+		app[2] = EUSRV_AXIDMA_APP2_RX_CSUM_VALID;
 		app[3] = ri->csum;
 	}
-	app[4] = (uint32_t)len & AXIDMA_APP4_RX_LEN_MASK;
+	app[4] = (uint32_t)len & EUSRV_AXIDMA_APP4_RX_LEN_MASK;
 	r = axidma_rx_frame(&m->dma[n], f, len, app, now_us(m));
 	if (r == 0) {
 		count(m, n, EUSRV_MAC_RX_FRAMES, 1);
@@ -428,7 +428,7 @@ void mac_line_rx(struct mac *m, const uint8_t *frame, size_t len)
 		count(m, MAC_LINE, EUSRV_MAC_RX_DROPS, 1);
 		return;
 	}
-	if (len < AXIDMA_RX_CSUM_START) {
+	if (len < EUSRV_AXIDMA_RX_CSUM_START) {
 		count(m, MAC_LINE, EUSRV_MAC_RX_ERRORS, 1);
 		return;
 	}
@@ -446,8 +446,8 @@ void mac_line_rx(struct mac *m, const uint8_t *frame, size_t len)
 /* Insert the checksum the APP words ask for; false if not possible. */
 static bool tx_csum(uint8_t *f, size_t len, uint32_t app1)
 {
-	size_t start = app1 >> AXIDMA_APP1_CSUM_START_SHIFT;
-	size_t ins = app1 & AXIDMA_APP1_CSUM_INSERT_MASK;
+	size_t start = app1 >> EUSRV_AXIDMA_APP1_CSUM_START_SHIFT;
+	size_t ins = app1 & EUSRV_AXIDMA_APP1_CSUM_INSERT_MASK;
 	uint16_t sum;
 
 	if (start > ins || ins + 2 > len)
@@ -477,7 +477,7 @@ static int tx_one(struct mac *m, unsigned int n)
 		count(m, n, EUSRV_MAC_TX_DROPS, 1);
 		return 1;
 	}
-	if (len < AXIDMA_RX_CSUM_START) {
+	if (len < EUSRV_AXIDMA_RX_CSUM_START) {
 		count(m, n, EUSRV_MAC_TX_ERRORS, 1);
 		return 1;
 	}
@@ -486,7 +486,7 @@ static int tx_one(struct mac *m, unsigned int n)
 		count(m, n, EUSRV_MAC_TX_OVERSIZE, 1);
 		return 1;
 	}
-	if ((app[0] & AXIDMA_APP0_TX_CSUM) && (ctrl & EUSRV_MAC_CTRL_TX_CSUM)) {
+	if ((app[0] & EUSRV_AXIDMA_APP0_TX_CSUM) && (ctrl & EUSRV_MAC_CTRL_TX_CSUM)) {
 		if (tx_csum(m->txbuf, len, app[1]))
 			count(m, n, EUSRV_MAC_TX_CSUM, 1);
 		else

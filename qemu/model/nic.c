@@ -231,12 +231,12 @@ static const struct {
 	const char *name;
 	enum axidma_inject kind;
 } inj_kinds[] = {
-	{ "slave", AXIDMA_INJ_DMA_SLV },
-	{ "decode", AXIDMA_INJ_DMA_DEC },
-	{ "internal", AXIDMA_INJ_DMA_INT },
-	{ "sg-slave", AXIDMA_INJ_SG_SLV },
-	{ "sg-decode", AXIDMA_INJ_SG_DEC },
-	{ "sg-internal", AXIDMA_INJ_SG_INT },
+	{ "slave", EUSRV_AXIDMA_INJ_DMA_SLV },
+	{ "decode", EUSRV_AXIDMA_INJ_DMA_DEC },
+	{ "internal", EUSRV_AXIDMA_INJ_DMA_INT },
+	{ "sg-slave", EUSRV_AXIDMA_INJ_SG_SLV },
+	{ "sg-decode", EUSRV_AXIDMA_INJ_SG_DEC },
+	{ "sg-internal", EUSRV_AXIDMA_INJ_SG_INT },
 };
 
 static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
@@ -254,7 +254,7 @@ static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
 		return;
 	}
 	if (!strcmp(argv[0], "dma-error") && (argc == 3 || argc == 4)) {
-		enum axidma_inject kind = AXIDMA_INJ_DMA_SLV;
+		enum axidma_inject kind = EUSRV_AXIDMA_INJ_DMA_SLV;
 		unsigned long node;
 		unsigned int ch;
 		char *end;
@@ -266,9 +266,9 @@ static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
 			return;
 		}
 		if (!strcmp(argv[2], "mm2s")) {
-			ch = AXIDMA_TX;
+			ch = EUSRV_AXIDMA_TX;
 		} else if (!strcmp(argv[2], "s2mm")) {
-			ch = AXIDMA_RX;
+			ch = EUSRV_AXIDMA_RX;
 		} else {
 			snprintf(out, outsz, "error: channel must be mm2s or s2mm\n");
 			return;

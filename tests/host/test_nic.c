@@ -165,7 +165,7 @@ static void rounds(unsigned int k)
 
 static uint32_t sr(unsigned int n, bool rx)
 {
-	return rd32(dpage(n), (rx ? AXIDMA_S2MM : AXIDMA_MM2S) + AXIDMA_SR);
+	return rd32(dpage(n), (rx ? EUSRV_AXIDMA_S2MM : EUSRV_AXIDMA_MM2S) + EUSRV_AXIDMA_SR);
 }
 
 static uint64_t pst(unsigned int n, uint32_t off)
@@ -208,12 +208,12 @@ static void port_on(unsigned int n, uint32_t extra)
 
 static void set_cr(unsigned int n, bool rx, uint32_t cr)
 {
-	wr32(dpage(n), (rx ? AXIDMA_S2MM : AXIDMA_MM2S) + AXIDMA_CR, cr);
+	wr32(dpage(n), (rx ? EUSRV_AXIDMA_S2MM : EUSRV_AXIDMA_MM2S) + EUSRV_AXIDMA_CR, cr);
 	kick(n, rx ? EUSRV_VEC_DMA_S2MM : EUSRV_VEC_DMA_MM2S);
 }
 
-#define CR_ON	(AXIDMA_CR_RS | AXIDMA_CR_IOC_IRQEN | AXIDMA_CR_ERR_IRQEN | \
-		 AXIDMA_CR_DLY_IRQEN | (1U << AXIDMA_CR_THRESH_SHIFT))
+#define CR_ON	(EUSRV_AXIDMA_CR_RS | EUSRV_AXIDMA_CR_IOC_IRQEN | EUSRV_AXIDMA_CR_ERR_IRQEN | \
+		 EUSRV_AXIDMA_CR_DLY_IRQEN | (1U << EUSRV_AXIDMA_CR_THRESH_SHIFT))
 
 /* Reset the engine and build both rings (RX buffers of BUFLEN bytes). */
 static void dma_setup(unsigned int n, uint32_t buflen, unsigned int rx_post)
@@ -222,21 +222,21 @@ static void dma_setup(unsigned int n, uint32_t buflen, unsigned int rx_post)
 	int b;
 
 	memset(&drv[n], 0, sizeof(drv[n]));
-	wr32(dpage(n), AXIDMA_MM2S + AXIDMA_CR, AXIDMA_CR_RESET);
+	wr32(dpage(n), EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CR, EUSRV_AXIDMA_CR_RESET);
 	kick(n, EUSRV_VEC_DMA_MM2S);
 	for (b = 0; b < 2; b++) {
 		for (i = 0; i < NDESC; i++) {
 			uint8_t *d = desc(n, b, i);
 
 			memset(d, 0, 64);
-			set_addr(d, AXIDMA_DESC_NEXT, desc_ga(n, b, i + 1));
+			set_addr(d, EUSRV_AXIDMA_DESC_NEXT, desc_ga(n, b, i + 1));
 			if (b)
-				set_addr(d, AXIDMA_DESC_BUF,
+				set_addr(d, EUSRV_AXIDMA_DESC_BUF,
 					 EUSRV_GA(n, RX_BUF + i * 0x4000U));
 			if (b)
-				d32(d, AXIDMA_DESC_CTRL, buflen);
+				d32(d, EUSRV_AXIDMA_DESC_CTRL, buflen);
 		}
-		wr_addr(n, (b ? AXIDMA_S2MM : AXIDMA_MM2S) + AXIDMA_CURDESC,
+		wr_addr(n, (b ? EUSRV_AXIDMA_S2MM : EUSRV_AXIDMA_MM2S) + EUSRV_AXIDMA_CURDESC,
 			desc_ga(n, b, 0));
 	}
 	drv[n].rx_buf_len = buflen;
@@ -244,7 +244,7 @@ static void dma_setup(unsigned int n, uint32_t buflen, unsigned int rx_post)
 	set_cr(n, true, CR_ON);
 	if (rx_post) {
 		drv[n].rx_posted = rx_post;
-		wr_addr(n, AXIDMA_S2MM + AXIDMA_TAILDESC,
+		wr_addr(n, EUSRV_AXIDMA_S2MM + EUSRV_AXIDMA_TAILDESC,
 			desc_ga(n, true, rx_post - 1));
 		kick(n, EUSRV_VEC_DMA_S2MM);
 	}
@@ -257,10 +257,10 @@ static void rx_recycle(unsigned int n)
 
 	for (i = drv[n].rx_posted - NDESC > drv[n].rx_posted ? 0 :
 		 drv[n].rx_posted - NDESC; i < drv[n].rx_next; i++)
-		d32(desc(n, true, i), AXIDMA_DESC_STATUS, 0);
+		d32(desc(n, true, i), EUSRV_AXIDMA_DESC_STATUS, 0);
 	/* One descriptor stays unused: the same TAILDESC resumes nothing. */
 	drv[n].rx_posted = drv[n].rx_next + NDESC - 1;
-	wr_addr(n, AXIDMA_S2MM + AXIDMA_TAILDESC,
+	wr_addr(n, EUSRV_AXIDMA_S2MM + EUSRV_AXIDMA_TAILDESC,
 		desc_ga(n, true, drv[n].rx_posted - 1));
 	kick(n, EUSRV_VEC_DMA_S2MM);
 }
@@ -280,22 +280,22 @@ static void tx_queue(unsigned int n, const uint8_t *f, size_t len,
 		uint32_t ctrl = (uint32_t)chunk;
 
 		memcpy(ram(n, buf), f + off, chunk);
-		set_addr(d, AXIDMA_DESC_BUF, EUSRV_GA(n, buf));
+		set_addr(d, EUSRV_AXIDMA_DESC_BUF, EUSRV_GA(n, buf));
 		if (k == 0)
-			ctrl |= AXIDMA_CTRL_SOF;
+			ctrl |= EUSRV_AXIDMA_CTRL_SOF;
 		if (k == nfrag - 1)
-			ctrl |= AXIDMA_CTRL_EOF;
-		d32(d, AXIDMA_DESC_CTRL, ctrl);
-		d32(d, AXIDMA_DESC_STATUS, 0);
-		d32(d, AXIDMA_DESC_APP(0), k == 0 ? app0 : 0);
-		d32(d, AXIDMA_DESC_APP(1), k == 0 ? app1 : 0);
+			ctrl |= EUSRV_AXIDMA_CTRL_EOF;
+		d32(d, EUSRV_AXIDMA_DESC_CTRL, ctrl);
+		d32(d, EUSRV_AXIDMA_DESC_STATUS, 0);
+		d32(d, EUSRV_AXIDMA_DESC_APP(0), k == 0 ? app0 : 0);
+		d32(d, EUSRV_AXIDMA_DESC_APP(1), k == 0 ? app1 : 0);
 		off += chunk;
 	}
 }
 
 static void tx_go(unsigned int n)
 {
-	wr_addr(n, AXIDMA_MM2S + AXIDMA_TAILDESC,
+	wr_addr(n, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_TAILDESC,
 		desc_ga(n, false, drv[n].tx_tail - 1));
 	kick(n, EUSRV_VEC_DMA_MM2S);
 }
@@ -317,13 +317,13 @@ static long rx_get(unsigned int n, uint8_t *buf, size_t cap,
 
 	for (;;) {
 		uint8_t *d = desc(n, true, drv[n].rx_next);
-		uint32_t st = g32(d, AXIDMA_DESC_STATUS);
-		uint32_t blen = st & AXIDMA_ST_LEN;
+		uint32_t st = g32(d, EUSRV_AXIDMA_DESC_STATUS);
+		uint32_t blen = st & EUSRV_AXIDMA_ST_LEN;
 		unsigned int a;
 
-		if (!(st & AXIDMA_ST_CMPLT))
+		if (!(st & EUSRV_AXIDMA_ST_CMPLT))
 			return k ? -2 : -1;
-		if ((k == 0) != !!(st & AXIDMA_ST_RXSOF))
+		if ((k == 0) != !!(st & EUSRV_AXIDMA_ST_RXSOF))
 			return -3;
 		if (got + blen <= cap)
 			memcpy(buf + got, ram(n, RX_BUF + (drv[n].rx_next % NDESC) *
@@ -331,10 +331,10 @@ static long rx_get(unsigned int n, uint8_t *buf, size_t cap,
 		got += blen;
 		drv[n].rx_next++;
 		k++;
-		if (st & AXIDMA_ST_RXEOF) {
+		if (st & EUSRV_AXIDMA_ST_RXEOF) {
 			if (app)
 				for (a = 0; a < 5; a++)
-					app[a] = g32(d, AXIDMA_DESC_APP(a));
+					app[a] = g32(d, EUSRV_AXIDMA_DESC_APP(a));
 			if (ndesc)
 				*ndesc = k;
 			return (long)got;
@@ -357,10 +357,10 @@ static void frame(uint8_t *f, size_t len, unsigned int src, const uint8_t dst[6]
 
 static void ack(unsigned int n, bool rx, uint32_t bits)
 {
-	uint32_t vb = rx ? AXIDMA_VB_S2MM : AXIDMA_VB_MM2S;
+	uint32_t vb = rx ? EUSRV_AXIDMA_VB_S2MM : EUSRV_AXIDMA_VB_MM2S;
 
-	wr32(dpage(n), vb + AXIDMA_VB_SR_CLR, bits);
-	wr32(dpage(n), vb + AXIDMA_VB_SR_CLR_SEQ, ++drv[n].clr_seq[rx]);
+	wr32(dpage(n), vb + EUSRV_AXIDMA_VB_SR_CLR, bits);
+	wr32(dpage(n), vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ, ++drv[n].clr_seq[rx]);
 	kick(n, rx ? EUSRV_VEC_DMA_S2MM : EUSRV_VEC_DMA_MM2S);
 }
 
@@ -481,8 +481,8 @@ static void test_attach(void)
 	   "MAC port page: ID, port number, MTU_MAX");
 	ok(rd32(mpage(1), EUSRV_MAC_LINK) & EUSRV_MAC_LINK_UP,
 	   "link up after attach");
-	ok(!(sr(1, false) & AXIDMA_SR_HALTED) && (sr(1, false) & AXIDMA_SR_SGINCLD) &&
-	   rd32(dpage(1), AXIDMA_MM2S + AXIDMA_CR) == CR_ON,
+	ok(!(sr(1, false) & EUSRV_AXIDMA_SR_HALTED) && (sr(1, false) & EUSRV_AXIDMA_SR_SGINCLD) &&
+	   rd32(dpage(1), EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CR) == CR_ON,
 	   "DMA running after reset and RS (SGIncld set)");
 	ok(rd32(board_page(&board, 0, 0), EUSRV_INFO_BLOCKS) &
 	   (EUSRV_BLOCK_DMA | EUSRV_BLOCK_MAC), "info page names DMA and MAC");
@@ -502,9 +502,9 @@ static void test_unicast(void)
 	len = rx_get(1, got, sizeof(got), &nd, app);
 	ok(len == (long)sizeof(f) && !memcmp(got, f, sizeof(f)) && nd == 1,
 	   "node0 -> node1: 1000-byte frame arrives intact in one descriptor");
-	ok(app[4] == sizeof(f) && (app[2] & AXIDMA_APP2_RX_CSUM_VALID),
+	ok(app[4] == sizeof(f) && (app[2] & EUSRV_AXIDMA_APP2_RX_CSUM_VALID),
 	   "RX APP4 = length, APP2 checksum valid");
-	ok(g32(desc(0, false, 0), AXIDMA_DESC_STATUS) == (AXIDMA_ST_CMPLT | 1000),
+	ok(g32(desc(0, false, 0), EUSRV_AXIDMA_DESC_STATUS) == (EUSRV_AXIDMA_ST_CMPLT | 1000),
 	   "TX descriptor status: Cmplt | 1000");
 	ok(rx_get(2, got, sizeof(got), NULL, NULL) == -1 &&
 	   pst(2, EUSRV_MAC_RX_FILTERED) == 1,
@@ -514,12 +514,12 @@ static void test_unicast(void)
 	   tst(EUSRV_MAC_TX_FRAMES) == 1 && tst(EUSRV_MAC_RX_FRAMES) == 1,
 	   "per-port and total counters");
 	ok(irqs[1][EUSRV_VEC_DMA_S2MM] == before + 1 &&
-	   (sr(1, true) & AXIDMA_SR_IOC_IRQ), "S2MM IOC interrupt raised");
+	   (sr(1, true) & EUSRV_AXIDMA_SR_IOC_IRQ), "S2MM IOC interrupt raised");
 	ok(line_n == 0, "a unicast for a port does not go to the line");
-	ack(1, true, AXIDMA_SR_IOC_IRQ);
-	ack(0, false, AXIDMA_SR_IOC_IRQ);
+	ack(1, true, EUSRV_AXIDMA_SR_IOC_IRQ);
+	ack(0, false, EUSRV_AXIDMA_SR_IOC_IRQ);
 	round_();
-	ok(!(sr(1, true) & AXIDMA_SR_IRQ_ALL), "SR_CLR/SEQ clears IOC_Irq");
+	ok(!(sr(1, true) & EUSRV_AXIDMA_SR_IRQ_ALL), "SR_CLR/SEQ clears IOC_Irq");
 }
 
 static void test_spanning(void)
@@ -538,14 +538,14 @@ static void test_spanning(void)
 	len = rx_get(1, got, sizeof(got), &nd, NULL);
 	ok(len == 3000 && nd == 6 && !memcmp(got, f, 3000),
 	   "4 TX descriptors SOF..EOF -> 6 RX descriptors RXSOF..RXEOF, data intact");
-	ok(g32(desc(1, true, 0), AXIDMA_DESC_STATUS) ==
-	   (AXIDMA_ST_CMPLT | AXIDMA_ST_RXSOF | 512) &&
-	   g32(desc(1, true, 5), AXIDMA_DESC_STATUS) ==
-	   (AXIDMA_ST_CMPLT | AXIDMA_ST_RXEOF | (3000 - 5 * 512)),
+	ok(g32(desc(1, true, 0), EUSRV_AXIDMA_DESC_STATUS) ==
+	   (EUSRV_AXIDMA_ST_CMPLT | EUSRV_AXIDMA_ST_RXSOF | 512) &&
+	   g32(desc(1, true, 5), EUSRV_AXIDMA_DESC_STATUS) ==
+	   (EUSRV_AXIDMA_ST_CMPLT | EUSRV_AXIDMA_ST_RXEOF | (3000 - 5 * 512)),
 	   "RXSOF on the first, RXEOF and the rest length on the last");
 	/* incomplete frame waits for its EOF */
 	tx_queue(0, f, 1000, 2, 0, 0);
-	wr_addr(0, AXIDMA_MM2S + AXIDMA_TAILDESC, desc_ga(0, false, drv[0].tx_tail - 2));
+	wr_addr(0, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_TAILDESC, desc_ga(0, false, drv[0].tx_tail - 2));
 	kick(0, EUSRV_VEC_DMA_MM2S);
 	round_();
 	ok(rx_get(1, got, sizeof(got), NULL, NULL) == -1, "a frame without its EOF descriptor waits");
@@ -624,7 +624,7 @@ static void test_csum(void)
 
 	mac_addr(1, d1);
 	ins = udp_frame(f, sizeof(f), 0, d1, true);
-	tx_queue(0, f, sizeof(f), 3, AXIDMA_APP0_TX_CSUM, (34U << 16) | (uint32_t)ins);
+	tx_queue(0, f, sizeof(f), 3, EUSRV_AXIDMA_APP0_TX_CSUM, (34U << 16) | (uint32_t)ins);
 	tx_go(0);
 	round_();
 	len = rx_get(1, got, sizeof(got), NULL, app);
@@ -646,7 +646,7 @@ static void test_csum(void)
 	   "RX APP3 = ones'-complement sum from offset 14 (%#x)", app[3]);
 	ok(pst(0, EUSRV_MAC_TX_CSUM) == 1, "TX_CSUM counted");
 	/* bad request */
-	tx_queue(0, f, 100, 1, AXIDMA_APP0_TX_CSUM, (50U << 16) | 40U);
+	tx_queue(0, f, 100, 1, EUSRV_AXIDMA_APP0_TX_CSUM, (50U << 16) | 40U);
 	tx_go(0);
 	round_();
 	ok(rx_get(1, got, sizeof(got), NULL, NULL) == 100 &&
@@ -654,7 +654,7 @@ static void test_csum(void)
 	/* offload disabled: request ignored */
 	port_on(0, 0);
 	ins = udp_frame(f, sizeof(f), 0, d1, true);
-	tx_queue(0, f, sizeof(f), 1, AXIDMA_APP0_TX_CSUM, (34U << 16) | (uint32_t)ins);
+	tx_queue(0, f, sizeof(f), 1, EUSRV_AXIDMA_APP0_TX_CSUM, (34U << 16) | (uint32_t)ins);
 	tx_go(0);
 	round_();
 	rx_get(1, got, sizeof(got), NULL, NULL);
@@ -674,26 +674,26 @@ static void test_coalesce(void)
 	mac_addr(1, d1);
 	frame(f, sizeof(f), 0, d1, 1);
 	dma_setup(1, 2048, NDESC);
-	set_cr(1, true, AXIDMA_CR_RS | AXIDMA_CR_IOC_IRQEN | AXIDMA_CR_DLY_IRQEN |
-	       (4U << AXIDMA_CR_THRESH_SHIFT) | (10U << AXIDMA_CR_DELAY_SHIFT));
+	set_cr(1, true, EUSRV_AXIDMA_CR_RS | EUSRV_AXIDMA_CR_IOC_IRQEN | EUSRV_AXIDMA_CR_DLY_IRQEN |
+	       (4U << EUSRV_AXIDMA_CR_THRESH_SHIFT) | (10U << EUSRV_AXIDMA_CR_DELAY_SHIFT));
 	round_();
 	base = irqs[1][EUSRV_VEC_DMA_S2MM];
 	for (i = 0; i < 3; i++)
 		tx_send(0, f, sizeof(f), 1);
-	ok(irqs[1][EUSRV_VEC_DMA_S2MM] == base && !(sr(1, true) & AXIDMA_SR_IOC_IRQ) &&
-	   ((sr(1, true) & AXIDMA_SR_THRESH_MASK) >> AXIDMA_SR_THRESH_SHIFT) == 1,
+	ok(irqs[1][EUSRV_VEC_DMA_S2MM] == base && !(sr(1, true) & EUSRV_AXIDMA_SR_IOC_IRQ) &&
+	   ((sr(1, true) & EUSRV_AXIDMA_SR_THRESH_MASK) >> EUSRV_AXIDMA_SR_THRESH_SHIFT) == 1,
 	   "threshold 4: no interrupt after 3 frames (counter at 1)");
 	tx_send(0, f, sizeof(f), 1);
-	ok(irqs[1][EUSRV_VEC_DMA_S2MM] == base + 1 && (sr(1, true) & AXIDMA_SR_IOC_IRQ),
+	ok(irqs[1][EUSRV_VEC_DMA_S2MM] == base + 1 && (sr(1, true) & EUSRV_AXIDMA_SR_IOC_IRQ),
 	   "interrupt at the 4th");
-	ack(1, true, AXIDMA_SR_IRQ_ALL);
+	ack(1, true, EUSRV_AXIDMA_SR_IRQ_ALL);
 	tx_send(0, f, sizeof(f), 1);
 	now += 9;
 	mac_timer(&mac);
-	ok(!(sr(1, true) & AXIDMA_SR_DLY_IRQ), "delay 10 us: nothing after 9 us");
+	ok(!(sr(1, true) & EUSRV_AXIDMA_SR_DLY_IRQ), "delay 10 us: nothing after 9 us");
 	now += 1;
 	mac_timer(&mac);
-	ok((sr(1, true) & AXIDMA_SR_DLY_IRQ) && irqs[1][EUSRV_VEC_DMA_S2MM] == base + 2,
+	ok((sr(1, true) & EUSRV_AXIDMA_SR_DLY_IRQ) && irqs[1][EUSRV_VEC_DMA_S2MM] == base + 2,
 	   "Dly_Irq after 10 us, interrupt raised");
 	ok(mac_next_deadline(&mac) == 0, "no timer left");
 	while (rx_get(1, got, sizeof(got), NULL, NULL) >= 0)
@@ -710,28 +710,28 @@ static void test_errors(void)
 	frame(f, sizeof(f), 0, d1, 1);
 
 	/* SGDecErr: CURDESC in node 2's RAM */
-	wr32(dpage(0), AXIDMA_MM2S + AXIDMA_CR, AXIDMA_CR_RESET);
+	wr32(dpage(0), EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CR, EUSRV_AXIDMA_CR_RESET);
 	kick(0, EUSRV_VEC_DMA_MM2S);
-	ok(rd32(dpage(0), AXIDMA_MM2S + AXIDMA_CR) == AXIDMA_CR_RESET_VALUE &&
-	   rd32(dpage(0), AXIDMA_S2MM + AXIDMA_CR) == AXIDMA_CR_RESET_VALUE &&
-	   (sr(0, true) & AXIDMA_SR_HALTED), "reset: both channels halted, DMACR reset value");
-	wr_addr(0, AXIDMA_MM2S + AXIDMA_CURDESC, EUSRV_GA(2, TX_RING));
+	ok(rd32(dpage(0), EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CR) == EUSRV_AXIDMA_CR_RESET_VALUE &&
+	   rd32(dpage(0), EUSRV_AXIDMA_S2MM + EUSRV_AXIDMA_CR) == EUSRV_AXIDMA_CR_RESET_VALUE &&
+	   (sr(0, true) & EUSRV_AXIDMA_SR_HALTED), "reset: both channels halted, DMACR reset value");
+	wr_addr(0, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CURDESC, EUSRV_GA(2, TX_RING));
 	set_cr(0, false, CR_ON);
-	wr_addr(0, AXIDMA_MM2S + AXIDMA_TAILDESC, EUSRV_GA(2, TX_RING));
+	wr_addr(0, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_TAILDESC, EUSRV_GA(2, TX_RING));
 	kick(0, EUSRV_VEC_DMA_MM2S);
 	round_();
 	s = sr(0, false);
-	ok((s & AXIDMA_SR_SG_DEC_ERR) && (s & AXIDMA_SR_HALTED) && (s & AXIDMA_SR_ERR_IRQ),
+	ok((s & EUSRV_AXIDMA_SR_SG_DEC_ERR) && (s & EUSRV_AXIDMA_SR_HALTED) && (s & EUSRV_AXIDMA_SR_ERR_IRQ),
 	   "descriptor in another node's RAM: SGDecErr, halted, Err_Irq");
 
 	/* DMADecErr: buffer in a register window */
 	dma_setup(0, 2048, 0);
 	tx_queue(0, f, sizeof(f), 1, 0, 0);
-	set_addr(desc(0, false, 0), AXIDMA_DESC_BUF, EUSRV_GA(0, EUSRV_GA_BLOCKS));
+	set_addr(desc(0, false, 0), EUSRV_AXIDMA_DESC_BUF, EUSRV_GA(0, EUSRV_GA_BLOCKS));
 	tx_go(0);
 	round_();
-	ok((sr(0, false) & AXIDMA_SR_DMA_DEC_ERR) &&
-	   (g32(desc(0, false, 0), AXIDMA_DESC_STATUS) & AXIDMA_ST_DECERR),
+	ok((sr(0, false) & EUSRV_AXIDMA_SR_DMA_DEC_ERR) &&
+	   (g32(desc(0, false, 0), EUSRV_AXIDMA_DESC_STATUS) & EUSRV_AXIDMA_ST_DECERR),
 	   "buffer outside own RAM: DMADecErr in DMASR and STATUS");
 	tx_send(0, f, sizeof(f), 1);
 	ok(rx_get(1, got, sizeof(got), NULL, NULL) == -1, "halted channel sends nothing until reset");
@@ -739,31 +739,31 @@ static void test_errors(void)
 	/* DMAIntErr: zero length */
 	dma_setup(0, 2048, 0);
 	tx_queue(0, f, sizeof(f), 1, 0, 0);
-	d32(desc(0, false, 0), AXIDMA_DESC_CTRL, AXIDMA_CTRL_SOF | AXIDMA_CTRL_EOF);
+	d32(desc(0, false, 0), EUSRV_AXIDMA_DESC_CTRL, EUSRV_AXIDMA_CTRL_SOF | EUSRV_AXIDMA_CTRL_EOF);
 	tx_go(0);
 	round_();
-	ok(sr(0, false) & AXIDMA_SR_DMA_INT_ERR, "zero length: DMAIntErr");
+	ok(sr(0, false) & EUSRV_AXIDMA_SR_DMA_INT_ERR, "zero length: DMAIntErr");
 
 	/* SGIntErr: stale Cmplt */
 	dma_setup(0, 2048, 0);
 	tx_queue(0, f, sizeof(f), 1, 0, 0);
-	d32(desc(0, false, 0), AXIDMA_DESC_STATUS, AXIDMA_ST_CMPLT);
+	d32(desc(0, false, 0), EUSRV_AXIDMA_DESC_STATUS, EUSRV_AXIDMA_ST_CMPLT);
 	tx_go(0);
 	round_();
-	ok(sr(0, false) & AXIDMA_SR_SG_INT_ERR, "descriptor with Cmplt set: SGIntErr");
+	ok(sr(0, false) & EUSRV_AXIDMA_SR_SG_INT_ERR, "descriptor with Cmplt set: SGIntErr");
 
 	/* after reset all is well */
 	dma_setup(0, 2048, 0);
 	tx_send(0, f, sizeof(f), 1);
-	ok(rx_get(1, got, sizeof(got), NULL, NULL) == 100 && !(sr(0, false) & AXIDMA_SR_ERR_ALL),
+	ok(rx_get(1, got, sizeof(got), NULL, NULL) == 100 && !(sr(0, false) & EUSRV_AXIDMA_SR_ERR_ALL),
 	   "reset recovers the channel");
 
 	/* injected S2MM error */
-	mac_inject(&mac, 1, AXIDMA_RX, AXIDMA_INJ_DMA_SLV);
+	mac_inject(&mac, 1, EUSRV_AXIDMA_RX, EUSRV_AXIDMA_INJ_DMA_SLV);
 	tx_send(0, f, sizeof(f), 1);
-	ok((sr(1, true) & AXIDMA_SR_DMA_SLV_ERR) && (sr(1, true) & AXIDMA_SR_HALTED) &&
+	ok((sr(1, true) & EUSRV_AXIDMA_SR_DMA_SLV_ERR) && (sr(1, true) & EUSRV_AXIDMA_SR_HALTED) &&
 	   pst(1, EUSRV_MAC_RX_ERRORS) == 1 &&
-	   rd32(dpage(1), AXIDMA_VB_S2MM + AXIDMA_VB_INJ_CNT) == 1,
+	   rd32(dpage(1), EUSRV_AXIDMA_VB_S2MM + EUSRV_AXIDMA_VB_INJ_CNT) == 1,
 	   "injected S2MM error: DMASlvErr, halted, RX_ERRORS");
 	tx_send(0, f, sizeof(f), 1);
 	ok(pst(1, EUSRV_MAC_RX_NODESC) == 1, "halted S2MM: frames dropped as NODESC");
@@ -771,15 +771,15 @@ static void test_errors(void)
 	dma_setup(1, 2048, NDESC);
 	tx_send(0, f, sizeof(f), 1);
 	ok(rx_get(1, got, sizeof(got), NULL, NULL) == 100, "S2MM works again after reset");
-	mac_inject(&mac, 0, AXIDMA_TX, AXIDMA_INJ_SG_DEC);
+	mac_inject(&mac, 0, EUSRV_AXIDMA_TX, EUSRV_AXIDMA_INJ_SG_DEC);
 	tx_send(0, f, sizeof(f), 1);
-	ok((sr(0, false) & AXIDMA_SR_SG_DEC_ERR) && rx_get(1, got, sizeof(got), NULL, NULL) == -1,
+	ok((sr(0, false) & EUSRV_AXIDMA_SR_SG_DEC_ERR) && rx_get(1, got, sizeof(got), NULL, NULL) == -1,
 	   "injected MM2S SGDecErr");
 	dma_setup(0, 2048, 0);
 	/* programming errors */
-	s = rd32(dpage(0), AXIDMA_BAD_CNT);
-	set_cr(0, false, CR_ON | AXIDMA_CR_CYCLIC);
-	ok(rd32(dpage(0), AXIDMA_BAD_CNT) == s + 1, "unsupported DMACR bit: BAD_CNT");
+	s = rd32(dpage(0), EUSRV_AXIDMA_BAD_CNT);
+	set_cr(0, false, CR_ON | EUSRV_AXIDMA_CR_CYCLIC);
+	ok(rd32(dpage(0), EUSRV_AXIDMA_BAD_CNT) == s + 1, "unsupported DMACR bit: BAD_CNT");
 	set_cr(0, false, CR_ON);
 }
 
@@ -935,7 +935,7 @@ static void test_fairness(void)
 	}
 	l0 = line_n;
 	for (n = 0; n < 3; n++) {
-		wr_addr(n, AXIDMA_MM2S + AXIDMA_TAILDESC, desc_ga(n, false, drv[n].tx_tail - 1));
+		wr_addr(n, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_TAILDESC, desc_ga(n, false, drv[n].tx_tail - 1));
 		kick(n, EUSRV_VEC_DMA_MM2S);
 	}
 	round_();
@@ -985,7 +985,7 @@ static void test_backpressure(void)
 		tx_go(n);
 	rounds(3);
 	ok(line_n == l0 && !mac_busy(&mac) &&
-	   !(g32(desc(0, false, drv[0].tx_tail - 10), AXIDMA_DESC_STATUS) & AXIDMA_ST_CMPLT),
+	   !(g32(desc(0, false, drv[0].tx_tail - 10), EUSRV_AXIDMA_DESC_STATUS) & EUSRV_AXIDMA_ST_CMPLT),
 	   "line full: no frame taken, none completed, the loop may sleep");
 	line_room = 5;
 	rounds(2);
@@ -1039,7 +1039,7 @@ static void test_hostile(void)
 			wr32(mpage(n), (rnd() % 0x60) & ~3U, rnd());
 			break;
 		case 3:
-			wr32(dpage(n), AXIDMA_VB_MM2S + (rnd() % 0x40 & ~3U), rnd());
+			wr32(dpage(n), EUSRV_AXIDMA_VB_MM2S + (rnd() % 0x40 & ~3U), rnd());
 			break;
 		case 4:
 			mac_addr(rnd() % NODES, d1);
@@ -1056,8 +1056,8 @@ static void test_hostile(void)
 		}
 		round_();
 		for (k = 0; k < 2; k++)
-			if (rd32(dpage(n), (k ? AXIDMA_S2MM : AXIDMA_MM2S) + AXIDMA_SR) &
-			    AXIDMA_SR_ERR_ALL)
+			if (rd32(dpage(n), (k ? EUSRV_AXIDMA_S2MM : EUSRV_AXIDMA_MM2S) + EUSRV_AXIDMA_SR) &
+			    EUSRV_AXIDMA_SR_ERR_ALL)
 				refused++;
 	}
 	/* Surviving is the point (ASan runs this too); the engines must also
@@ -1076,7 +1076,7 @@ static void test_hostile(void)
 	mac_detach(&mac, 1);
 	tx_send(0, f, 100, 1);
 	mac_attach(&mac, 1);
-	ok(rd32(dpage(1), AXIDMA_MM2S + AXIDMA_CR) == 0 && rd32(mpage(1), EUSRV_MAC_CTRL) == 0,
+	ok(rd32(dpage(1), EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CR) == 0 && rd32(mpage(1), EUSRV_MAC_CTRL) == 0,
 	   "detach and attach: the node's pages start from reset");
 }
 
