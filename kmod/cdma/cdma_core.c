@@ -68,7 +68,7 @@ enum cdma_counter {
 	CDMA_NR_COUNTERS
 };
 
-struct eusrv_cdma {
+struct cdma_dev {
 	struct device *dev;
 	void __iomem *regs;
 	void __iomem *kick;		/* NULL on hardware without a kick */
@@ -77,7 +77,7 @@ struct eusrv_cdma {
 	u32 nodes;
 	int irq;
 
-	/* Under eusrv_cdma_lock. */
+	/* Under cdma_lock. */
 	struct cdma_chain chain;
 	bool dead;			/* being removed, or the reset failed */
 	u32 last_err_sr;
@@ -93,48 +93,48 @@ struct eusrv_cdma {
 };
 
 /* The bound engine, its ring and the submitters. */
-static DEFINE_MUTEX(eusrv_cdma_lock);
-static struct eusrv_cdma *eusrv_cdma_cur;
+static DEFINE_MUTEX(cdma_lock);
+static struct cdma_dev *cdma_cur;
 /* Sleepers; global so that they outlive an unbind. */
-static DECLARE_WAIT_QUEUE_HEAD(eusrv_cdma_wq);
-static atomic_t eusrv_cdma_events = ATOMIC_INIT(0);
+static DECLARE_WAIT_QUEUE_HEAD(cdma_wq);
+static atomic_t cdma_events = ATOMIC_INIT(0);
 /* failed() callbacks taken off the ring but not yet returned. */
-static atomic_t eusrv_cdma_cb_pending = ATOMIC_INIT(0);
+static atomic_t cdma_cb_pending = ATOMIC_INIT(0);
 /* Held for reading while the diagnostics use the buffers. */
-static DECLARE_RWSEM(eusrv_cdma_bufs_sem);
+static DECLARE_RWSEM(cdma_bufs_sem);
 
-static void cdma_count(struct eusrv_cdma *cd, enum cdma_counter c, u64 n)
+static void cdma_count(struct cdma_dev *cd, enum cdma_counter c, u64 n)
 {
 	atomic64_add(n, &cd->cnt[c]);
 }
 
 static void cdma_wake(void)
 {
-	atomic_inc(&eusrv_cdma_events);
-	wake_up_all(&eusrv_cdma_wq);
+	atomic_inc(&cdma_events);
+	wake_up_all(&cdma_wq);
 }
 
-static void cdma_kick(struct eusrv_cdma *cd)
+static void cdma_kick(struct cdma_dev *cd)
 {
 	if (cd->kick)
 		writel(cd->kick_val, cd->kick);
 }
 
 /* A descriptor pointer: MSB first, the low word (which acts) last. */
-static void cdma_write_ptr(struct eusrv_cdma *cd, u32 off, u64 ga)
+static void cdma_write_ptr(struct cdma_dev *cd, u32 off, u64 ga)
 {
 	writel(upper_32_bits(ga), cd->regs + off + 4);
 	writel(lower_32_bits(ga), cd->regs + off);
 }
 
-static u64 cdma_read_ptr(struct eusrv_cdma *cd, u32 off)
+static u64 cdma_read_ptr(struct cdma_dev *cd, u32 off)
 {
 	u32 lo = readl(cd->regs + off);
 
 	return (u64)readl(cd->regs + off + 4) << 32 | lo;
 }
 
-static int cdma_hw_reset(struct eusrv_cdma *cd)
+static int cdma_hw_reset(struct cdma_dev *cd)
 {
 	u32 cr;
 	int ret;
@@ -154,7 +154,7 @@ static int cdma_hw_reset(struct eusrv_cdma *cd)
  * toggle), CURDESC at the oldest transfer still queued, TAILDESC at the
  * newest if there is one.  Lock held.
  */
-static void cdma_hw_start(struct eusrv_cdma *cd)
+static void cdma_hw_start(struct cdma_dev *cd)
 {
 	struct cdma_chain *c = &cd->chain;
 
@@ -168,7 +168,7 @@ static void cdma_hw_start(struct eusrv_cdma *cd)
 }
 
 /* Free completed transfers; lock held. */
-static enum cdma_reclaim cdma_reclaim(struct eusrv_cdma *cd)
+static enum cdma_reclaim cdma_reclaim(struct cdma_dev *cd)
 {
 	unsigned int freed = 0;
 	enum cdma_reclaim r = cdma_chain_reclaim(&cd->chain, &freed);
@@ -182,7 +182,7 @@ static enum cdma_reclaim cdma_reclaim(struct eusrv_cdma *cd)
 }
 
 /* Call the failed() callbacks collected in cd->fail[0..n-1]. */
-static void cdma_call_failed(struct eusrv_cdma *cd, unsigned int n, int err)
+static void cdma_call_failed(struct cdma_dev *cd, unsigned int n, int err)
 {
 	unsigned int i;
 
@@ -190,20 +190,20 @@ static void cdma_call_failed(struct eusrv_cdma *cd, unsigned int n, int err)
 		if (!cd->fail[i].failed)
 			continue;
 		cd->fail[i].failed(cd->fail[i].ctx, err);
-		atomic_dec(&eusrv_cdma_cb_pending);
+		atomic_dec(&cdma_cb_pending);
 	}
 	if (n)
 		cdma_wake();
 }
 
 /* Take every queued transfer off the ring into cd->fail[FROM..]; lock held. */
-static unsigned int cdma_take_all_from(struct eusrv_cdma *cd, unsigned int from)
+static unsigned int cdma_take_all_from(struct cdma_dev *cd, unsigned int from)
 {
 	unsigned int n = from;
 
 	while (n < CDMA_RING_SIZE && cdma_chain_pop(&cd->chain, &cd->fail[n])) {
 		if (cd->fail[n].failed)
-			atomic_inc(&eusrv_cdma_cb_pending);
+			atomic_inc(&cdma_cb_pending);
 		n++;
 	}
 	return n - from;
@@ -222,12 +222,12 @@ static unsigned int cdma_queued(const struct cdma_chain *c)
 
 static void cdma_err_work(struct work_struct *work)
 {
-	struct eusrv_cdma *cd = container_of(work, struct eusrv_cdma, err_work);
+	struct cdma_dev *cd = container_of(work, struct cdma_dev, err_work);
 	unsigned int nfail = 0;
 	enum cdma_reclaim r;
 	u32 sr;
 
-	mutex_lock(&eusrv_cdma_lock);
+	mutex_lock(&cdma_lock);
 	if (cd->dead)
 		goto unlock;
 	sr = readl(cd->regs + EUSRV_CDMA_SR);
@@ -239,7 +239,7 @@ static void cdma_err_work(struct work_struct *work)
 	/* The engine works in order: the error is the oldest transfer's. */
 	if (r != CDMA_RECLAIM_EMPTY && cdma_chain_pop(&cd->chain, &cd->fail[0])) {
 		if (cd->fail[0].failed)
-			atomic_inc(&eusrv_cdma_cb_pending);
+			atomic_inc(&cdma_cb_pending);
 		nfail = 1;
 		cdma_count(cd, CDMA_FAILED, 1);
 	}
@@ -259,14 +259,14 @@ static void cdma_err_work(struct work_struct *work)
 		cdma_hw_start(cd);
 	}
 unlock:
-	mutex_unlock(&eusrv_cdma_lock);
+	mutex_unlock(&cdma_lock);
 	cdma_call_failed(cd, nfail, -EIO);
 	cdma_wake();
 }
 
 static irqreturn_t cdma_irq(int irq, void *data)
 {
-	struct eusrv_cdma *cd = data;
+	struct cdma_dev *cd = data;
 	u32 sr = readl(cd->regs + EUSRV_CDMA_SR);
 	u32 ack = sr & EUSRV_CDMA_SR_IRQ_ALL;
 
@@ -288,7 +288,7 @@ static irqreturn_t cdma_irq(int irq, void *data)
 }
 
 /* Put checked transfer X (N descriptors) on the ring and start it; lock held. */
-static void cdma_queue(struct eusrv_cdma *cd, const struct eusrv_cdma_xfer *x,
+static void cdma_queue(struct cdma_dev *cd, const struct eusrv_cdma_xfer *x,
 		       unsigned int n)
 {
 	u32 last = cdma_chain_fill(&cd->chain, x, n);
@@ -306,7 +306,7 @@ int eusrv_cdma_submit(const struct eusrv_cdma_xfer *x, long timeout)
 {
 	unsigned long deadline = jiffies + timeout;
 	bool waited = false;
-	struct eusrv_cdma *cd;
+	struct cdma_dev *cd;
 	int ret, n, seen;
 	long left;
 
@@ -314,9 +314,9 @@ int eusrv_cdma_submit(const struct eusrv_cdma_xfer *x, long timeout)
 	if (!x || timeout < 0)
 		return -EINVAL;
 	for (;;) {
-		seen = atomic_read(&eusrv_cdma_events);
-		mutex_lock(&eusrv_cdma_lock);
-		cd = eusrv_cdma_cur;
+		seen = atomic_read(&cdma_events);
+		mutex_lock(&cdma_lock);
+		cd = cdma_cur;
 		if (!cd || cd->dead) {
 			ret = -ENODEV;
 			break;
@@ -335,40 +335,40 @@ int eusrv_cdma_submit(const struct eusrv_cdma_xfer *x, long timeout)
 		if (!waited)
 			cdma_count(cd, CDMA_RING_WAITS, 1);
 		waited = true;
-		mutex_unlock(&eusrv_cdma_lock);
+		mutex_unlock(&cdma_lock);
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
 			return -ETIMEDOUT;
-		wait_event_timeout(eusrv_cdma_wq,
-				   atomic_read(&eusrv_cdma_events) != seen,
+		wait_event_timeout(cdma_wq,
+				   atomic_read(&cdma_events) != seen,
 				   min(left, (long)CDMA_WAIT_SLICE));
 	}
-	mutex_unlock(&eusrv_cdma_lock);
+	mutex_unlock(&cdma_lock);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(eusrv_cdma_submit);
 
 void eusrv_cdma_sync(void *ctx)
 {
-	struct eusrv_cdma *cd;
+	struct cdma_dev *cd;
 	bool busy;
 	int seen;
 
 	might_sleep();
 	for (;;) {
-		seen = atomic_read(&eusrv_cdma_events);
-		mutex_lock(&eusrv_cdma_lock);
-		cd = eusrv_cdma_cur;
+		seen = atomic_read(&cdma_events);
+		mutex_lock(&cdma_lock);
+		cd = cdma_cur;
 		busy = false;
 		if (cd) {
 			cdma_reclaim(cd);
 			busy = cdma_chain_has_ctx(&cd->chain, ctx);
 		}
-		mutex_unlock(&eusrv_cdma_lock);
-		if (!busy && !atomic_read(&eusrv_cdma_cb_pending))
+		mutex_unlock(&cdma_lock);
+		if (!busy && !atomic_read(&cdma_cb_pending))
 			return;
-		wait_event_timeout(eusrv_cdma_wq,
-				   atomic_read(&eusrv_cdma_events) != seen,
+		wait_event_timeout(cdma_wq,
+				   atomic_read(&cdma_events) != seen,
 				   CDMA_WAIT_SLICE);
 	}
 }
@@ -378,52 +378,52 @@ int eusrv_cdma_node_id(void)
 {
 	int ret;
 
-	mutex_lock(&eusrv_cdma_lock);
-	ret = eusrv_cdma_cur ? (int)eusrv_cdma_cur->node_id : -ENODEV;
-	mutex_unlock(&eusrv_cdma_lock);
+	mutex_lock(&cdma_lock);
+	ret = cdma_cur ? (int)cdma_cur->node_id : -ENODEV;
+	mutex_unlock(&cdma_lock);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(eusrv_cdma_node_id);
 
-unsigned int eusrv_cdma_nodes(void)
+unsigned int cdma_nodes(void)
 {
 	unsigned int n;
 
-	mutex_lock(&eusrv_cdma_lock);
-	n = eusrv_cdma_cur ? eusrv_cdma_cur->nodes : 0;
-	mutex_unlock(&eusrv_cdma_lock);
+	mutex_lock(&cdma_lock);
+	n = cdma_cur ? cdma_cur->nodes : 0;
+	mutex_unlock(&cdma_lock);
 	return n;
 }
 
-int eusrv_cdma_get_bufs(struct cdma_diag_bufs *b)
+int cdma_get_bufs(struct cdma_diag_bufs *b)
 {
 	int ret = -ENODEV;
 
-	down_read(&eusrv_cdma_bufs_sem);
-	mutex_lock(&eusrv_cdma_lock);
-	if (eusrv_cdma_cur && !eusrv_cdma_cur->dead && eusrv_cdma_cur->have_bufs) {
-		*b = eusrv_cdma_cur->bufs;
+	down_read(&cdma_bufs_sem);
+	mutex_lock(&cdma_lock);
+	if (cdma_cur && !cdma_cur->dead && cdma_cur->have_bufs) {
+		*b = cdma_cur->bufs;
 		ret = 0;
 	}
-	mutex_unlock(&eusrv_cdma_lock);
+	mutex_unlock(&cdma_lock);
 	if (ret)
-		up_read(&eusrv_cdma_bufs_sem);
+		up_read(&cdma_bufs_sem);
 	return ret;
 }
 
-void eusrv_cdma_put_bufs(void)
+void cdma_put_bufs(void)
 {
-	up_read(&eusrv_cdma_bufs_sem);
+	up_read(&cdma_bufs_sem);
 }
 
-int eusrv_cdma_get_stats(struct eusrv_cdma_stats *st)
+int cdma_get_stats(struct eusrv_cdma_stats *st)
 {
-	struct eusrv_cdma *cd;
+	struct cdma_dev *cd;
 
-	mutex_lock(&eusrv_cdma_lock);
-	cd = eusrv_cdma_cur;
+	mutex_lock(&cdma_lock);
+	cd = cdma_cur;
 	if (!cd) {
-		mutex_unlock(&eusrv_cdma_lock);
+		mutex_unlock(&cdma_lock);
 		return -ENODEV;
 	}
 	st->node_id = cd->node_id;
@@ -449,21 +449,21 @@ int eusrv_cdma_get_stats(struct eusrv_cdma_stats *st)
 	st->resets = atomic64_read(&cd->cnt[CDMA_RESETS]);
 	st->ring_waits = atomic64_read(&cd->cnt[CDMA_RING_WAITS]);
 	st->irqs = atomic64_read(&cd->cnt[CDMA_IRQS]);
-	mutex_unlock(&eusrv_cdma_lock);
+	mutex_unlock(&cdma_lock);
 	return 0;
 }
 
-void eusrv_cdma_reset_stats(void)
+void cdma_reset_stats(void)
 {
 	unsigned int i;
 
-	mutex_lock(&eusrv_cdma_lock);
-	for (i = 0; eusrv_cdma_cur && i < CDMA_NR_COUNTERS; i++)
-		atomic64_set(&eusrv_cdma_cur->cnt[i], 0);
-	mutex_unlock(&eusrv_cdma_lock);
+	mutex_lock(&cdma_lock);
+	for (i = 0; cdma_cur && i < CDMA_NR_COUNTERS; i++)
+		atomic64_set(&cdma_cur->cnt[i], 0);
+	mutex_unlock(&cdma_lock);
 }
 
-static int cdma_read_props(struct eusrv_cdma *cd)
+static int cdma_read_props(struct cdma_dev *cd)
 {
 	struct device *dev = cd->dev;
 	int id, ret;
@@ -480,7 +480,7 @@ static int cdma_read_props(struct eusrv_cdma *cd)
 	return eusrv_node_check(dev, cd->node_id, cd->nodes);
 }
 
-static void cdma_alloc_diag_bufs(struct eusrv_cdma *cd)
+static void cdma_alloc_diag_bufs(struct cdma_dev *cd)
 {
 	dma_addr_t tx, rx;
 
@@ -501,7 +501,7 @@ static int cdma_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	struct eusrv_cdma_desc *ring;
-	struct eusrv_cdma *cd;
+	struct cdma_dev *cd;
 	dma_addr_t ring_dma;
 	int ret;
 
@@ -548,15 +548,15 @@ static int cdma_probe(struct platform_device *pdev)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot get IRQ %d\n", cd->irq);
 
-	mutex_lock(&eusrv_cdma_lock);
-	if (eusrv_cdma_cur) {
+	mutex_lock(&cdma_lock);
+	if (cdma_cur) {
 		ret = dev_err_probe(dev, -EBUSY, "a node has one CDMA engine, and one is bound\n");
 	} else {
 		cdma_hw_start(cd);
 		platform_set_drvdata(pdev, cd);
-		eusrv_cdma_cur = cd;
+		cdma_cur = cd;
 	}
-	mutex_unlock(&eusrv_cdma_lock);
+	mutex_unlock(&cdma_lock);
 	if (ret)
 		return ret;
 	dev_info(dev, "node %u of %u, %u descriptors, %s\n", cd->node_id, cd->nodes,
@@ -564,41 +564,41 @@ static int cdma_probe(struct platform_device *pdev)
 	return 0;
 }
 
-static bool cdma_idle(struct eusrv_cdma *cd)
+static bool cdma_idle(struct cdma_dev *cd)
 {
 	bool idle;
 
-	mutex_lock(&eusrv_cdma_lock);
+	mutex_lock(&cdma_lock);
 	idle = cdma_chain_reclaim(&cd->chain, NULL) != CDMA_RECLAIM_BUSY;
-	mutex_unlock(&eusrv_cdma_lock);
+	mutex_unlock(&cdma_lock);
 	return idle;
 }
 
 static int cdma_remove(struct platform_device *pdev)
 {
-	struct eusrv_cdma *cd = platform_get_drvdata(pdev);
+	struct cdma_dev *cd = platform_get_drvdata(pdev);
 	unsigned int n;
 
 	/* The diagnostics are done with the buffers... */
-	down_write(&eusrv_cdma_bufs_sem);
-	mutex_lock(&eusrv_cdma_lock);
+	down_write(&cdma_bufs_sem);
+	mutex_lock(&cdma_lock);
 	cd->dead = true;		/* ...and nothing new is queued. */
-	mutex_unlock(&eusrv_cdma_lock);
+	mutex_unlock(&cdma_lock);
 	cancel_work_sync(&cd->err_work);
 	/* Queued transfers get a chance to finish. */
 	for (n = 0; n < CDMA_DRAIN_MS / 20 && !cdma_idle(cd); n++)
 		msleep(20);
 
-	mutex_lock(&eusrv_cdma_lock);
+	mutex_lock(&cdma_lock);
 	/* Stop the engine before its ring and buffers are freed. */
 	cdma_hw_reset(cd);
 	devm_free_irq(cd->dev, cd->irq, cd);
 	n = cdma_take_all_from(cd, 0);
 	cdma_count(cd, CDMA_CANCELLED, n);
-	eusrv_cdma_cur = NULL;
-	mutex_unlock(&eusrv_cdma_lock);
+	cdma_cur = NULL;
+	mutex_unlock(&cdma_lock);
 	cancel_work_sync(&cd->err_work);
-	up_write(&eusrv_cdma_bufs_sem);
+	up_write(&cdma_bufs_sem);
 	cdma_call_failed(cd, n, -ENODEV);
 	cdma_wake();
 	return 0;
@@ -626,25 +626,25 @@ static struct platform_driver cdma_driver = {
 	.remove = cdma_remove,
 };
 
-static int __init eusrv_cdma_init(void)
+static int __init cdma_init(void)
 {
-	int ret = eusrv_cdma_diag_init();
+	int ret = cdma_diag_init();
 
 	if (ret)
 		return ret;
 	ret = platform_driver_register(&cdma_driver);
 	if (ret)
-		eusrv_cdma_diag_exit();
+		cdma_diag_exit();
 	return ret;
 }
-module_init(eusrv_cdma_init);
+module_init(cdma_init);
 
-static void __exit eusrv_cdma_exit(void)
+static void __exit cdma_exit(void)
 {
 	platform_driver_unregister(&cdma_driver);
-	eusrv_cdma_diag_exit();
+	cdma_diag_exit();
 }
-module_exit(eusrv_cdma_exit);
+module_exit(cdma_exit);
 
 MODULE_DESCRIPTION("EUROSERVER node AXI CDMA engine");
 MODULE_LICENSE("GPL");

@@ -64,26 +64,26 @@ static_assert(CDMA_DIAG_TX_SIZE - 1 <= DIAG_OFF_MASK);
 
 /* ---- The sender (one COPY or BADADDR at a time) ------------------------- */
 
-static DEFINE_MUTEX(diag_run_lock);
-static DEFINE_SPINLOCK(diag_tx_lock);		/* the fields below */
-static DECLARE_WAIT_QUEUE_HEAD(diag_tx_wq);
-static unsigned int diag_run;			/* current run number */
-static unsigned int diag_peer;
-static bool diag_have_buf;
-static u64 diag_peer_buf;			/* peer's receive buffer */
-static unsigned long diag_slot_busy;		/* bit = slot awaiting its ACK */
-static u32 diag_done, diag_good, diag_bad, diag_failed;
-static ktime_t diag_last_done;
-static atomic64_t diag_stale;
+static DEFINE_MUTEX(cdma_diag_run_lock);
+static DEFINE_SPINLOCK(cdma_diag_tx_lock);		/* the fields below */
+static DECLARE_WAIT_QUEUE_HEAD(cdma_diag_tx_wq);
+static unsigned int cdma_diag_run;			/* current run number */
+static unsigned int cdma_diag_peer;
+static bool cdma_diag_have_buf;
+static u64 cdma_diag_peer_buf;			/* peer's receive buffer */
+static unsigned long cdma_diag_slot_busy;		/* bit = slot awaiting its ACK */
+static u32 cdma_diag_done, cdma_diag_good, cdma_diag_bad, cdma_diag_failed;
+static ktime_t cdma_diag_last_done;
+static atomic64_t cdma_diag_stale;
 /* failed() contexts: one per slot, and one for BADADDR. */
-static u8 diag_slot_ctx[CDMA_DIAG_SLOTS];
-static u8 diag_bad_ctx;
-static int diag_bad_err;
-static bool diag_bad_done;
+static u8 cdma_diag_slot_ctx[CDMA_DIAG_SLOTS];
+static u8 cdma_diag_bad_ctx;
+static int cdma_diag_bad_err;
+static bool cdma_diag_bad_done;
 
 /* ---- The receiver ------------------------------------------------------- */
 
-struct diag_rx_slot {
+struct cdma_diag_rx_slot {
 	bool pending;
 	bool noverify;
 	u8 run;
@@ -91,130 +91,130 @@ struct diag_rx_slot {
 	u32 off;
 };
 
-struct diag_rx_peer {
+struct cdma_diag_rx_peer {
 	bool hello;			/* answer a HELLO */
 	u32 seed;
-	struct diag_rx_slot slot[CDMA_DIAG_SLOTS];
+	struct cdma_diag_rx_slot slot[CDMA_DIAG_SLOTS];
 	u64 good;
 	u64 bad;
 };
 
-static DEFINE_SPINLOCK(diag_rx_lock);
-static struct diag_rx_peer diag_rx[EUSRV_MAX_NODES];
-static atomic64_t diag_rx_unsent;		/* answers that could not be sent */
+static DEFINE_SPINLOCK(cdma_diag_rx_lock);
+static struct cdma_diag_rx_peer cdma_diag_rx[EUSRV_MAX_NODES];
+static atomic64_t cdma_diag_rx_unsent;		/* answers that could not be sent */
 
-static u8 diag_pat(u32 seed, u32 k)
+static u8 cdma_diag_pat(u32 seed, u32 k)
 {
 	u32 v = (k >> 2) * 2654435761U ^ seed;
 
 	return (u8)((v ^ (v >> 15)) >> ((k & 3) * 8));
 }
 
-static bool diag_check(const u8 *p, u32 len, u32 seed, u32 off)
+static bool cdma_diag_check(const u8 *p, u32 len, u32 seed, u32 off)
 {
 	u32 i;
 
 	for (i = 0; i < len; i++)
-		if (p[i] != diag_pat(seed, off + i))
+		if (p[i] != cdma_diag_pat(seed, off + i))
 			return false;
 	return true;
 }
 
-static void diag_send(unsigned int node, unsigned int conn, u64 payload)
+static void cdma_diag_send(unsigned int node, unsigned int conn, u64 payload)
 {
 	u64 msg = eusrv_msg_make(EUSRV_MSG_T_CDMA_DIAG, conn, payload);
 
 	if (eusrv_mbox_send_wait(node, msg, msecs_to_jiffies(EUSRV_CDMA_DIAG_DEF_TIMEOUT_MS)))
-		atomic64_inc(&diag_rx_unsent);
+		atomic64_inc(&cdma_diag_rx_unsent);
 }
 
 /* Answer HELLOs and check slots; process context. */
-static void diag_rx_fn(struct work_struct *work)
+static void cdma_diag_rx_fn(struct work_struct *work)
 {
 	struct cdma_diag_bufs bufs;
-	bool have_bufs = !eusrv_cdma_get_bufs(&bufs);
+	bool have_bufs = !cdma_get_bufs(&bufs);
 	unsigned int src, s;
 
 	for (src = 0; src < EUSRV_MAX_NODES; src++) {
-		struct diag_rx_peer *p = &diag_rx[src];
-		struct diag_rx_slot job;
+		struct cdma_diag_rx_peer *p = &cdma_diag_rx[src];
+		struct cdma_diag_rx_slot job;
 		bool hello;
 		u32 seed;
 
-		spin_lock_irq(&diag_rx_lock);
+		spin_lock_irq(&cdma_diag_rx_lock);
 		hello = p->hello;
 		p->hello = false;
-		spin_unlock_irq(&diag_rx_lock);
+		spin_unlock_irq(&cdma_diag_rx_lock);
 		if (hello)
-			diag_send(src, DIAG_CONN(DIAG_BUF, 0, 0),
-				  have_bufs ? EUSRV_GA_LOCAL(bufs.rx_ga) >> PAGE_SHIFT : 0);
+			cdma_diag_send(src, DIAG_CONN(DIAG_BUF, 0, 0),
+				       have_bufs ? EUSRV_GA_LOCAL(bufs.rx_ga) >> PAGE_SHIFT : 0);
 		for (s = 0; s < CDMA_DIAG_SLOTS; s++) {
 			bool good = true;
 
-			spin_lock_irq(&diag_rx_lock);
+			spin_lock_irq(&cdma_diag_rx_lock);
 			job = p->slot[s];
 			p->slot[s].pending = false;
 			seed = p->seed;
-			spin_unlock_irq(&diag_rx_lock);
+			spin_unlock_irq(&cdma_diag_rx_lock);
 			if (!job.pending)
 				continue;
 			if (!job.noverify)
 				good = have_bufs &&
-				       diag_check((u8 *)bufs.rx + s * CDMA_DIAG_SLOT_SIZE,
-						  job.len, seed, job.off);
-			spin_lock_irq(&diag_rx_lock);
+				       cdma_diag_check((u8 *)bufs.rx + s * CDMA_DIAG_SLOT_SIZE,
+						       job.len, seed, job.off);
+			spin_lock_irq(&cdma_diag_rx_lock);
 			if (good)
 				p->good++;
 			else
 				p->bad++;
-			spin_unlock_irq(&diag_rx_lock);
-			diag_send(src, DIAG_CONN(DIAG_ACK, job.run, s), good);
+			spin_unlock_irq(&cdma_diag_rx_lock);
+			cdma_diag_send(src, DIAG_CONN(DIAG_ACK, job.run, s), good);
 		}
 	}
 	if (have_bufs)
-		eusrv_cdma_put_bufs();
+		cdma_put_bufs();
 }
 
-static DECLARE_WORK(diag_rx_work, diag_rx_fn);
+static DECLARE_WORK(cdma_diag_rx_work, cdma_diag_rx_fn);
 
-static void diag_tx_msg(unsigned int src, unsigned int kind, unsigned int conn,
-			u64 payload)
+static void cdma_diag_tx_msg(unsigned int src, unsigned int kind, unsigned int conn,
+			     u64 payload)
 {
 	unsigned long flags;
 	unsigned int slot = DIAG_SLOT(conn);
 
-	spin_lock_irqsave(&diag_tx_lock, flags);
-	if (DIAG_RUN(conn) != (diag_run & 0x3fU) && kind != DIAG_BUF) {
-		atomic64_inc(&diag_stale);
+	spin_lock_irqsave(&cdma_diag_tx_lock, flags);
+	if (DIAG_RUN(conn) != (cdma_diag_run & 0x3fU) && kind != DIAG_BUF) {
+		atomic64_inc(&cdma_diag_stale);
 	} else if (kind == DIAG_BUF) {
-		if (src == diag_peer && !diag_have_buf && payload) {
-			diag_peer_buf = EUSRV_GA(src, payload << PAGE_SHIFT);
-			diag_have_buf = true;
+		if (src == cdma_diag_peer && !cdma_diag_have_buf && payload) {
+			cdma_diag_peer_buf = EUSRV_GA(src, payload << PAGE_SHIFT);
+			cdma_diag_have_buf = true;
 		}
 	} else if (kind == DIAG_ACK) {
-		if (src == diag_peer && test_bit(slot, &diag_slot_busy)) {
-			clear_bit(slot, &diag_slot_busy);
+		if (src == cdma_diag_peer && test_bit(slot, &cdma_diag_slot_busy)) {
+			clear_bit(slot, &cdma_diag_slot_busy);
 			if (payload == 1)
-				diag_good++;
+				cdma_diag_good++;
 			else
-				diag_bad++;
+				cdma_diag_bad++;
 		} else {
-			atomic64_inc(&diag_stale);
+			atomic64_inc(&cdma_diag_stale);
 		}
 	} else if (kind == DIAG_DONE) {
-		diag_done++;
-		diag_last_done = ktime_get();
+		cdma_diag_done++;
+		cdma_diag_last_done = ktime_get();
 	}
-	spin_unlock_irqrestore(&diag_tx_lock, flags);
-	wake_up_all(&diag_tx_wq);
+	spin_unlock_irqrestore(&cdma_diag_tx_lock, flags);
+	wake_up_all(&cdma_diag_tx_wq);
 }
 
 /* Hard-IRQ context (mailbox handler). */
-static void diag_msg_rx(void *ctx, unsigned int src, u64 msg)
+static void cdma_diag_msg_rx(void *ctx, unsigned int src, u64 msg)
 {
 	unsigned int conn = eusrv_msg_conn(msg), kind = DIAG_KIND(conn);
 	u64 payload = eusrv_msg_payload(msg);
-	struct diag_rx_slot *s;
+	struct cdma_diag_rx_slot *s;
 	unsigned long flags;
 
 	if (src >= EUSRV_MAX_NODES)
@@ -222,12 +222,12 @@ static void diag_msg_rx(void *ctx, unsigned int src, u64 msg)
 	switch (kind) {
 	case DIAG_HELLO:
 	case DIAG_VERIFY:
-		spin_lock_irqsave(&diag_rx_lock, flags);
+		spin_lock_irqsave(&cdma_diag_rx_lock, flags);
 		if (kind == DIAG_HELLO) {
-			diag_rx[src].hello = true;
-			diag_rx[src].seed = (u32)payload;
+			cdma_diag_rx[src].hello = true;
+			cdma_diag_rx[src].seed = (u32)payload;
 		} else {
-			s = &diag_rx[src].slot[DIAG_SLOT(conn)];
+			s = &cdma_diag_rx[src].slot[DIAG_SLOT(conn)];
 			s->pending = true;
 			s->run = DIAG_RUN(conn);
 			s->len = payload & DIAG_LEN_MASK;
@@ -237,99 +237,99 @@ static void diag_msg_rx(void *ctx, unsigned int src, u64 msg)
 			if (s->len > CDMA_DIAG_SLOT_SIZE)
 				s->len = CDMA_DIAG_SLOT_SIZE;
 		}
-		spin_unlock_irqrestore(&diag_rx_lock, flags);
-		schedule_work(&diag_rx_work);
+		spin_unlock_irqrestore(&cdma_diag_rx_lock, flags);
+		schedule_work(&cdma_diag_rx_work);
 		break;
 	case DIAG_BUF:
 	case DIAG_ACK:
 	case DIAG_DONE:
-		diag_tx_msg(src, kind, conn, payload);
+		cdma_diag_tx_msg(src, kind, conn, payload);
 		break;
 	default:
-		atomic64_inc(&diag_stale);
+		atomic64_inc(&cdma_diag_stale);
 		break;
 	}
 }
 
-static const struct eusrv_mbox_handler diag_handler = {
-	.rx = diag_msg_rx,
+static const struct eusrv_mbox_handler cdma_diag_handler = {
+	.rx = cdma_diag_msg_rx,
 };
 
 /* failed() of the copies: process context. */
-static void diag_copy_failed(void *ctx, int err)
+static void cdma_diag_copy_failed(void *ctx, int err)
 {
-	unsigned int slot = (u8 *)ctx - diag_slot_ctx;
+	unsigned int slot = (u8 *)ctx - cdma_diag_slot_ctx;
 
-	spin_lock_irq(&diag_tx_lock);
+	spin_lock_irq(&cdma_diag_tx_lock);
 	if (slot < CDMA_DIAG_SLOTS)
-		clear_bit(slot, &diag_slot_busy);
-	diag_failed++;
-	spin_unlock_irq(&diag_tx_lock);
-	wake_up_all(&diag_tx_wq);
+		clear_bit(slot, &cdma_diag_slot_busy);
+	cdma_diag_failed++;
+	spin_unlock_irq(&cdma_diag_tx_lock);
+	wake_up_all(&cdma_diag_tx_wq);
 }
 
-static void diag_bad_failed(void *ctx, int err)
+static void cdma_diag_bad_failed(void *ctx, int err)
 {
-	spin_lock_irq(&diag_tx_lock);
-	diag_bad_err = err;
-	diag_bad_done = true;
-	spin_unlock_irq(&diag_tx_lock);
-	wake_up_all(&diag_tx_wq);
+	spin_lock_irq(&cdma_diag_tx_lock);
+	cdma_diag_bad_err = err;
+	cdma_diag_bad_done = true;
+	spin_unlock_irq(&cdma_diag_tx_lock);
+	wake_up_all(&cdma_diag_tx_wq);
 }
 
-static bool diag_slot_free(unsigned int slot)
+static bool cdma_diag_slot_free(unsigned int slot)
 {
-	return !test_bit(slot, &diag_slot_busy);
+	return !test_bit(slot, &cdma_diag_slot_busy);
 }
 
-static bool diag_all_in(u32 count)
+static bool cdma_diag_all_in(u32 count)
 {
 	bool in;
 
-	spin_lock_irq(&diag_tx_lock);
-	in = !diag_slot_busy && diag_done + diag_failed >= count;
-	spin_unlock_irq(&diag_tx_lock);
+	spin_lock_irq(&cdma_diag_tx_lock);
+	in = !cdma_diag_slot_busy && cdma_diag_done + cdma_diag_failed >= count;
+	spin_unlock_irq(&cdma_diag_tx_lock);
 	return in;
 }
 
-static int diag_no_restart(int ret)
+static int cdma_diag_no_restart(int ret)
 {
 	return ret == -ERESTARTSYS ? -EINTR : ret;
 }
 
 /* Wait for COND up to TIMEOUT: 0, -ETIMEDOUT or -EINTR. */
-#define diag_wait(cond, timeout) ({						\
-	long __l = wait_event_interruptible_timeout(diag_tx_wq, (cond), (timeout)); \
+#define cdma_diag_wait(cond, timeout) ({						\
+	long __l = wait_event_interruptible_timeout(cdma_diag_tx_wq, (cond), (timeout)); \
 	__l < 0 ? -EINTR : __l == 0 ? -ETIMEDOUT : 0;				\
 })
 
-static void diag_new_run(unsigned int peer)
+static void cdma_diag_new_run(unsigned int peer)
 {
-	spin_lock_irq(&diag_tx_lock);
-	diag_run++;
-	diag_peer = peer;
-	diag_have_buf = false;
-	diag_slot_busy = 0;
-	diag_done = 0;
-	diag_good = 0;
-	diag_bad = 0;
-	diag_failed = 0;
-	diag_bad_done = false;
-	diag_bad_err = 0;
-	spin_unlock_irq(&diag_tx_lock);
+	spin_lock_irq(&cdma_diag_tx_lock);
+	cdma_diag_run++;
+	cdma_diag_peer = peer;
+	cdma_diag_have_buf = false;
+	cdma_diag_slot_busy = 0;
+	cdma_diag_done = 0;
+	cdma_diag_good = 0;
+	cdma_diag_bad = 0;
+	cdma_diag_failed = 0;
+	cdma_diag_bad_done = false;
+	cdma_diag_bad_err = 0;
+	spin_unlock_irq(&cdma_diag_tx_lock);
 }
 
-static int diag_copy_run(struct eusrv_cdma_copy *c, const struct cdma_diag_bufs *b,
-			 int self, long timeout)
+static int cdma_diag_copy_run(struct eusrv_cdma_copy *c, const struct cdma_diag_bufs *b,
+			      int self, long timeout)
 {
-	u32 i, k, run = diag_run & 0x3fU;
+	u32 i, k, run = cdma_diag_run & 0x3fU;
 	ktime_t start;
 	int ret;
 
 	for (k = 0; k < CDMA_DIAG_TX_SIZE; k++)
-		((u8 *)b->tx)[k] = diag_pat(c->seed, k);
-	diag_send(c->node, DIAG_CONN(DIAG_HELLO, run, 0), c->seed);
-	ret = diag_wait(READ_ONCE(diag_have_buf), timeout);
+		((u8 *)b->tx)[k] = cdma_diag_pat(c->seed, k);
+	cdma_diag_send(c->node, DIAG_CONN(DIAG_HELLO, run, 0), c->seed);
+	ret = cdma_diag_wait(READ_ONCE(cdma_diag_have_buf), timeout);
 	if (ret)
 		return ret;
 	start = ktime_get();
@@ -342,7 +342,7 @@ static int diag_copy_run(struct eusrv_cdma_copy *c, const struct cdma_diag_bufs 
 			.nr_ext = 1,
 			.ext[0] = {
 				.src = b->tx_ga + off,
-				.dst = diag_peer_buf + (u64)slot * CDMA_DIAG_SLOT_SIZE,
+				.dst = cdma_diag_peer_buf + (u64)slot * CDMA_DIAG_SLOT_SIZE,
 				.len = c->len,
 			},
 			.nr_msg = 2,
@@ -356,41 +356,41 @@ static int diag_copy_run(struct eusrv_cdma_copy *c, const struct cdma_diag_bufs 
 				.msg = eusrv_msg_make(EUSRV_MSG_T_CDMA_DIAG,
 						      DIAG_CONN(DIAG_DONE, run, slot), i),
 			},
-			.failed = diag_copy_failed,
-			.ctx = &diag_slot_ctx[slot],
+			.failed = cdma_diag_copy_failed,
+			.ctx = &cdma_diag_slot_ctx[slot],
 		};
 
-		ret = diag_wait(diag_slot_free(slot), timeout);
+		ret = cdma_diag_wait(cdma_diag_slot_free(slot), timeout);
 		if (ret)
 			break;
-		set_bit(slot, &diag_slot_busy);
+		set_bit(slot, &cdma_diag_slot_busy);
 		ret = eusrv_cdma_submit(&x, timeout);
 		if (ret) {
-			clear_bit(slot, &diag_slot_busy);
+			clear_bit(slot, &cdma_diag_slot_busy);
 			break;
 		}
 	}
 	if (!ret)
-		ret = diag_wait(diag_all_in(c->count), timeout);
+		ret = cdma_diag_wait(cdma_diag_all_in(c->count), timeout);
 	for (k = 0; k < CDMA_DIAG_SLOTS; k++)
-		eusrv_cdma_sync(&diag_slot_ctx[k]);
-	spin_lock_irq(&diag_tx_lock);
-	c->done = diag_done;
-	c->good = diag_good;
-	c->bad = diag_bad;
-	c->failed = diag_failed;
-	c->bytes = (u64)diag_done * c->len;
-	c->elapsed_ns = diag_done ? ktime_to_ns(ktime_sub(diag_last_done, start)) : 0;
-	spin_unlock_irq(&diag_tx_lock);
+		eusrv_cdma_sync(&cdma_diag_slot_ctx[k]);
+	spin_lock_irq(&cdma_diag_tx_lock);
+	c->done = cdma_diag_done;
+	c->good = cdma_diag_good;
+	c->bad = cdma_diag_bad;
+	c->failed = cdma_diag_failed;
+	c->bytes = (u64)cdma_diag_done * c->len;
+	c->elapsed_ns = cdma_diag_done ? ktime_to_ns(ktime_sub(cdma_diag_last_done, start)) : 0;
+	spin_unlock_irq(&cdma_diag_tx_lock);
 	return ret;
 }
 
-static long diag_timeout(u32 ms)
+static long cdma_diag_timeout(u32 ms)
 {
 	return msecs_to_jiffies(ms ? ms : EUSRV_CDMA_DIAG_DEF_TIMEOUT_MS);
 }
 
-static int diag_copy(struct eusrv_cdma_copy *c)
+static int cdma_diag_copy(struct eusrv_cdma_copy *c)
 {
 	struct cdma_diag_bufs b;
 	unsigned int nodes;
@@ -400,7 +400,7 @@ static int diag_copy(struct eusrv_cdma_copy *c)
 	    c->count > EUSRV_CDMA_DIAG_MAX_COUNT || c->flags & ~EUSRV_CDMA_DIAG_F_ALL ||
 	    c->timeout_ms > EUSRV_CDMA_DIAG_MAX_TIMEOUT_MS)
 		return -EINVAL;
-	nodes = eusrv_cdma_nodes();
+	nodes = cdma_nodes();
 	if (!nodes)
 		return -ENODEV;
 	if (c->node >= nodes)
@@ -408,19 +408,19 @@ static int diag_copy(struct eusrv_cdma_copy *c)
 	self = eusrv_cdma_node_id();
 	if (self < 0)
 		return self;
-	if (mutex_lock_interruptible(&diag_run_lock))
+	if (mutex_lock_interruptible(&cdma_diag_run_lock))
 		return -EINTR;
-	ret = eusrv_cdma_get_bufs(&b);
+	ret = cdma_get_bufs(&b);
 	if (!ret) {
-		diag_new_run(c->node);
-		ret = diag_copy_run(c, &b, self, diag_timeout(c->timeout_ms));
-		eusrv_cdma_put_bufs();
+		cdma_diag_new_run(c->node);
+		ret = cdma_diag_copy_run(c, &b, self, cdma_diag_timeout(c->timeout_ms));
+		cdma_put_bufs();
 	}
-	mutex_unlock(&diag_run_lock);
-	return diag_no_restart(ret);
+	mutex_unlock(&cdma_diag_run_lock);
+	return cdma_diag_no_restart(ret);
 }
 
-static int diag_badaddr(struct eusrv_cdma_badaddr *a)
+static int cdma_diag_badaddr(struct eusrv_cdma_badaddr *a)
 {
 	struct eusrv_cdma_stats *st;
 	struct cdma_diag_bufs b;
@@ -435,12 +435,12 @@ static int diag_badaddr(struct eusrv_cdma_badaddr *a)
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	timeout = diag_timeout(a->timeout_ms);
-	if (mutex_lock_interruptible(&diag_run_lock)) {
+	timeout = cdma_diag_timeout(a->timeout_ms);
+	if (mutex_lock_interruptible(&cdma_diag_run_lock)) {
 		kfree(st);
 		return -EINTR;
 	}
-	ret = eusrv_cdma_get_bufs(&b);
+	ret = cdma_get_bufs(&b);
 	if (!ret) {
 		struct eusrv_cdma_xfer x = {
 			.nr_ext = 1,
@@ -456,30 +456,30 @@ static int diag_badaddr(struct eusrv_cdma_badaddr *a)
 				.msg = eusrv_msg_make(EUSRV_MSG_T_CDMA_DIAG,
 						      DIAG_CONN(DIAG_DONE, 0, 0), 0),
 			},
-			.failed = diag_bad_failed,
-			.ctx = &diag_bad_ctx,
+			.failed = cdma_diag_bad_failed,
+			.ctx = &cdma_diag_bad_ctx,
 		};
 
-		diag_new_run(self);
+		cdma_diag_new_run(self);
 		ret = eusrv_cdma_submit(&x, timeout);
 		if (!ret) {
-			ret = diag_wait(READ_ONCE(diag_bad_done) || READ_ONCE(diag_done),
-					timeout);
-			eusrv_cdma_sync(&diag_bad_ctx);
+			ret = cdma_diag_wait(READ_ONCE(cdma_diag_bad_done) ||
+					     READ_ONCE(cdma_diag_done), timeout);
+			eusrv_cdma_sync(&cdma_diag_bad_ctx);
 		}
-		eusrv_cdma_put_bufs();
+		cdma_put_bufs();
 	}
-	spin_lock_irq(&diag_tx_lock);
-	a->error = diag_bad_done ? diag_bad_err : 0;
-	spin_unlock_irq(&diag_tx_lock);
-	mutex_unlock(&diag_run_lock);
-	if (!eusrv_cdma_get_stats(st))
+	spin_lock_irq(&cdma_diag_tx_lock);
+	a->error = cdma_diag_bad_done ? cdma_diag_bad_err : 0;
+	spin_unlock_irq(&cdma_diag_tx_lock);
+	mutex_unlock(&cdma_diag_run_lock);
+	if (!cdma_get_stats(st))
 		a->resets = (u32)st->resets;
 	kfree(st);
-	return diag_no_restart(ret);
+	return cdma_diag_no_restart(ret);
 }
 
-static int diag_stats(struct eusrv_cdma_stats __user *ust)
+static int cdma_diag_stats(struct eusrv_cdma_stats __user *ust)
 {
 	struct eusrv_cdma_stats *st;
 	unsigned int i;
@@ -488,14 +488,14 @@ static int diag_stats(struct eusrv_cdma_stats __user *ust)
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	ret = eusrv_cdma_get_stats(st);
+	ret = cdma_get_stats(st);
 	if (!ret) {
-		spin_lock_irq(&diag_rx_lock);
+		spin_lock_irq(&cdma_diag_rx_lock);
 		for (i = 0; i < EUSRV_MAX_NODES; i++) {
-			st->rx_good[i] = diag_rx[i].good;
-			st->rx_bad[i] = diag_rx[i].bad;
+			st->rx_good[i] = cdma_diag_rx[i].good;
+			st->rx_bad[i] = cdma_diag_rx[i].bad;
 		}
-		spin_unlock_irq(&diag_rx_lock);
+		spin_unlock_irq(&cdma_diag_rx_lock);
 		if (copy_to_user(ust, st, sizeof(*st)))
 			ret = -EFAULT;
 	}
@@ -503,22 +503,22 @@ static int diag_stats(struct eusrv_cdma_stats __user *ust)
 	return ret;
 }
 
-static void diag_reset(void)
+static void cdma_diag_reset(void)
 {
 	unsigned int i;
 
-	spin_lock_irq(&diag_rx_lock);
+	spin_lock_irq(&cdma_diag_rx_lock);
 	for (i = 0; i < EUSRV_MAX_NODES; i++) {
-		diag_rx[i].good = 0;
-		diag_rx[i].bad = 0;
+		cdma_diag_rx[i].good = 0;
+		cdma_diag_rx[i].bad = 0;
 	}
-	spin_unlock_irq(&diag_rx_lock);
-	atomic64_set(&diag_stale, 0);
-	atomic64_set(&diag_rx_unsent, 0);
-	eusrv_cdma_reset_stats();
+	spin_unlock_irq(&cdma_diag_rx_lock);
+	atomic64_set(&cdma_diag_stale, 0);
+	atomic64_set(&cdma_diag_rx_unsent, 0);
+	cdma_reset_stats();
 }
 
-static long diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long cdma_diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	union {
@@ -537,7 +537,7 @@ static long diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		u.copy.failed = 0;
 		u.copy.bytes = 0;
 		u.copy.elapsed_ns = 0;
-		ret = diag_copy(&u.copy);
+		ret = cdma_diag_copy(&u.copy);
 		/* Partial results go back with the error. */
 		if (copy_to_user(uarg, &u.copy, sizeof(u.copy)))
 			return -EFAULT;
@@ -547,54 +547,54 @@ static long diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			return -EFAULT;
 		u.bad.error = 0;
 		u.bad.resets = 0;
-		ret = diag_badaddr(&u.bad);
+		ret = cdma_diag_badaddr(&u.bad);
 		if (copy_to_user(uarg, &u.bad, sizeof(u.bad)))
 			return -EFAULT;
 		return ret;
 	case EUSRV_CDMA_IOC_STATS:
-		return diag_stats(uarg);
+		return cdma_diag_stats(uarg);
 	case EUSRV_CDMA_IOC_RESET:
-		diag_reset();
+		cdma_diag_reset();
 		return 0;
 	default:
 		return -ENOTTY;
 	}
 }
 
-static const struct file_operations diag_fops = {
+static const struct file_operations cdma_diag_fops = {
 	.owner = THIS_MODULE,
-	.unlocked_ioctl = diag_ioctl,
+	.unlocked_ioctl = cdma_diag_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };
 
-static struct miscdevice diag_dev = {
+static struct miscdevice cdma_diag_dev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "eusrv_cdma",
-	.fops = &diag_fops,
+	.fops = &cdma_diag_fops,
 	.mode = 0600,
 };
 
-int eusrv_cdma_diag_init(void)
+int cdma_diag_init(void)
 {
-	int ret = eusrv_mbox_register(EUSRV_MSG_T_CDMA_DIAG, &diag_handler);
+	int ret = eusrv_mbox_register(EUSRV_MSG_T_CDMA_DIAG, &cdma_diag_handler);
 
 	if (ret) {
 		pr_err("cannot register the handler of message type %u: error %d\n",
 		       EUSRV_MSG_T_CDMA_DIAG, ret);
 		return ret;
 	}
-	ret = misc_register(&diag_dev);
+	ret = misc_register(&cdma_diag_dev);
 	if (ret) {
-		pr_err("cannot register /dev/%s: error %d\n", diag_dev.name, ret);
+		pr_err("cannot register /dev/%s: error %d\n", cdma_diag_dev.name, ret);
 		eusrv_mbox_unregister(EUSRV_MSG_T_CDMA_DIAG);
 	}
 	return ret;
 }
 
-void eusrv_cdma_diag_exit(void)
+void cdma_diag_exit(void)
 {
-	misc_deregister(&diag_dev);
+	misc_deregister(&cdma_diag_dev);
 	eusrv_mbox_unregister(EUSRV_MSG_T_CDMA_DIAG);
-	cancel_work_sync(&diag_rx_work);
+	cancel_work_sync(&cdma_diag_rx_work);
 }

@@ -65,7 +65,7 @@ enum mbox_counter {
 	MBOX_NR_COUNTERS
 };
 
-struct eusrv_mbox {
+struct mbox_dev {
 	struct device *dev;
 	void __iomem *regs;
 	void __iomem *kick;		/* NULL on hardware without a kick */
@@ -87,32 +87,32 @@ struct eusrv_mbox {
 	atomic64_t cnt[MBOX_NR_COUNTERS];
 };
 
-static struct eusrv_mbox __rcu *eusrv_mbox_cur;
-static DEFINE_MUTEX(eusrv_mbox_bind_lock);	/* changes of eusrv_mbox_cur */
-static const struct eusrv_mbox_handler __rcu *eusrv_mbox_handlers[EUSRV_MSG_NR_TYPES];
-static DEFINE_MUTEX(eusrv_mbox_handlers_lock);
+static struct mbox_dev __rcu *mbox_cur;
+static DEFINE_MUTEX(mbox_bind_lock);	/* changes of mbox_cur */
+static const struct eusrv_mbox_handler __rcu *mbox_handlers[EUSRV_MSG_NR_TYPES];
+static DEFINE_MUTEX(mbox_handlers_lock);
 /* Senders waiting for queue space; global so that it outlives an unbind. */
-static DECLARE_WAIT_QUEUE_HEAD(eusrv_mbox_tx_wq);
+static DECLARE_WAIT_QUEUE_HEAD(mbox_tx_wq);
 
-static void mbox_count(struct eusrv_mbox *mb, enum mbox_counter c)
+static void mbox_count(struct mbox_dev *mb, enum mbox_counter c)
 {
 	atomic64_inc(&mb->cnt[c]);
 }
 
-static void mbox_kick(struct eusrv_mbox *mb)
+static void mbox_kick(struct mbox_dev *mb)
 {
 	if (mb->kick)
 		writel(mb->kick_val, mb->kick);
 }
 
-static void __iomem *mbox_fifo_entry(struct eusrv_mbox *mb, u32 counter)
+static void __iomem *mbox_fifo_entry(struct mbox_dev *mb, u32 counter)
 {
 	return mb->regs + EUSRV_MBOX_FIFO +
 	       mbox_ring_slot(counter, EUSRV_MBOX_FIFO_DEPTH) *
 	       sizeof(struct eusrv_mbox_fifo_entry);
 }
 
-static void __iomem *mbox_txq_entry(struct eusrv_mbox *mb, u32 counter)
+static void __iomem *mbox_txq_entry(struct mbox_dev *mb, u32 counter)
 {
 	return mb->regs + EUSRV_MBOX_TXQ +
 	       mbox_ring_slot(counter, EUSRV_MBOX_TXQ_DEPTH) *
@@ -125,12 +125,12 @@ int eusrv_mbox_register(unsigned int type, const struct eusrv_mbox_handler *h)
 
 	if (type == EUSRV_MSG_T_INVALID || type >= EUSRV_MSG_NR_TYPES || !h || !h->rx)
 		return -EINVAL;
-	mutex_lock(&eusrv_mbox_handlers_lock);
-	if (rcu_access_pointer(eusrv_mbox_handlers[type]))
+	mutex_lock(&mbox_handlers_lock);
+	if (rcu_access_pointer(mbox_handlers[type]))
 		ret = -EBUSY;
 	else
-		rcu_assign_pointer(eusrv_mbox_handlers[type], h);
-	mutex_unlock(&eusrv_mbox_handlers_lock);
+		rcu_assign_pointer(mbox_handlers[type], h);
+	mutex_unlock(&mbox_handlers_lock);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_register);
@@ -139,15 +139,15 @@ void eusrv_mbox_unregister(unsigned int type)
 {
 	if (type >= EUSRV_MSG_NR_TYPES)
 		return;
-	mutex_lock(&eusrv_mbox_handlers_lock);
-	RCU_INIT_POINTER(eusrv_mbox_handlers[type], NULL);
-	mutex_unlock(&eusrv_mbox_handlers_lock);
+	mutex_lock(&mbox_handlers_lock);
+	RCU_INIT_POINTER(mbox_handlers[type], NULL);
+	mutex_unlock(&mbox_handlers_lock);
 	/* Callbacks run in RCU read-side sections in hard-IRQ context. */
 	synchronize_rcu();
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_unregister);
 
-static void mbox_dispatch(struct eusrv_mbox *mb, unsigned int src, u64 msg)
+static void mbox_dispatch(struct mbox_dev *mb, unsigned int src, u64 msg)
 {
 	unsigned int type = eusrv_msg_type(msg);
 	const struct eusrv_mbox_handler *h;
@@ -167,7 +167,7 @@ static void mbox_dispatch(struct eusrv_mbox *mb, unsigned int src, u64 msg)
 		return;
 	}
 	rcu_read_lock();
-	h = rcu_dereference(eusrv_mbox_handlers[type]);
+	h = rcu_dereference(mbox_handlers[type]);
 	if (h) {
 		h->rx(h->ctx, src, msg);
 		handled = true;
@@ -183,7 +183,7 @@ static void mbox_dispatch(struct eusrv_mbox *mb, unsigned int src, u64 msg)
 }
 
 /* Hand every inbound entry to its handler; rx_lock held, IRQs off. */
-static void mbox_drain_rx(struct eusrv_mbox *mb)
+static void mbox_drain_rx(struct mbox_dev *mb)
 {
 	/* readl orders this load before the loads of the entries (acquire). */
 	u32 prod = readl(mb->regs + EUSRV_MBOX_RX_PROD);
@@ -218,7 +218,7 @@ static void mbox_drain_rx(struct eusrv_mbox *mb)
 		mbox_kick(mb);
 }
 
-static void mbox_count_tx_failure(struct eusrv_mbox *mb, u32 status)
+static void mbox_count_tx_failure(struct mbox_dev *mb, u32 status)
 {
 	switch (status) {
 	case EUSRV_MBOX_ST_FULL:
@@ -237,7 +237,7 @@ static void mbox_count_tx_failure(struct eusrv_mbox *mb, u32 status)
 }
 
 /* Take the oldest completed outbound entry; false when there is none. */
-static bool mbox_reap_one(struct eusrv_mbox *mb, u64 *msg, unsigned int *dst,
+static bool mbox_reap_one(struct mbox_dev *mb, u64 *msg, unsigned int *dst,
 			  u32 *status)
 {
 	unsigned long flags;
@@ -265,7 +265,7 @@ static bool mbox_reap_one(struct eusrv_mbox *mb, u64 *msg, unsigned int *dst,
 }
 
 /* Free completed outbound slots and report failures; hard-IRQ context. */
-static void mbox_reap_tx(struct eusrv_mbox *mb)
+static void mbox_reap_tx(struct mbox_dev *mb)
 {
 	const struct eusrv_mbox_handler *h;
 	unsigned int dst;
@@ -284,17 +284,17 @@ static void mbox_reap_tx(struct eusrv_mbox *mb)
 		if (dst >= mb->nodes)
 			continue;
 		rcu_read_lock();
-		h = rcu_dereference(eusrv_mbox_handlers[eusrv_msg_type(msg)]);
+		h = rcu_dereference(mbox_handlers[eusrv_msg_type(msg)]);
 		if (h && h->tx_error)
 			h->tx_error(h->ctx, dst, msg, status);
 		rcu_read_unlock();
 	}
 	if (any)
-		wake_up(&eusrv_mbox_tx_wq);
+		wake_up(&mbox_tx_wq);
 }
 
 /* The interrupt's work; hard-IRQ context (interrupt or irq_work). */
-static void mbox_service(struct eusrv_mbox *mb)
+static void mbox_service(struct mbox_dev *mb)
 {
 	spin_lock(&mb->rx_lock);
 	if (!mb->paused)
@@ -312,13 +312,13 @@ static irqreturn_t mbox_irq(int irq, void *data)
 
 static void mbox_poll_fn(struct irq_work *work)
 {
-	mbox_service(container_of(work, struct eusrv_mbox, poll));
+	mbox_service(container_of(work, struct mbox_dev, poll));
 }
 
 static void mbox_resume_fn(struct work_struct *work)
 {
-	struct eusrv_mbox *mb = container_of(to_delayed_work(work),
-					     struct eusrv_mbox, resume);
+	struct mbox_dev *mb = container_of(to_delayed_work(work),
+					     struct mbox_dev, resume);
 
 	spin_lock_irq(&mb->rx_lock);
 	mb->paused = false;
@@ -327,7 +327,7 @@ static void mbox_resume_fn(struct work_struct *work)
 	irq_work_queue(&mb->poll);
 }
 
-static int mbox_post(struct eusrv_mbox *mb, unsigned int node, u64 msg)
+static int mbox_post(struct mbox_dev *mb, unsigned int node, u64 msg)
 {
 	unsigned long flags;
 	void __iomem *e;
@@ -353,13 +353,13 @@ static int mbox_post(struct eusrv_mbox *mb, unsigned int node, u64 msg)
 
 int eusrv_mbox_send(unsigned int node, u64 msg)
 {
-	struct eusrv_mbox *mb;
+	struct mbox_dev *mb;
 	int ret;
 
 	if (eusrv_msg_type(msg) == EUSRV_MSG_T_INVALID)
 		return -EINVAL;
 	rcu_read_lock();
-	mb = rcu_dereference(eusrv_mbox_cur);
+	mb = rcu_dereference(mbox_cur);
 	if (!mb)
 		ret = -ENODEV;
 	else if (node >= mb->nodes)
@@ -372,36 +372,36 @@ int eusrv_mbox_send(unsigned int node, u64 msg)
 EXPORT_SYMBOL_GPL(eusrv_mbox_send);
 
 /* COND on the bound mailbox, or true once there is none. */
-static bool mbox_tx_cond(bool (*cond)(struct eusrv_mbox *mb))
+static bool mbox_tx_cond(bool (*cond)(struct mbox_dev *mb))
 {
-	struct eusrv_mbox *mb;
+	struct mbox_dev *mb;
 	bool ret;
 
 	rcu_read_lock();
-	mb = rcu_dereference(eusrv_mbox_cur);
+	mb = rcu_dereference(mbox_cur);
 	ret = !mb || cond(mb);
 	rcu_read_unlock();
 	return ret;
 }
 
 /* Sleep until COND: 0 on timeout, > 0 when met, -ERESTARTSYS, -ENODEV. */
-static long mbox_wait_tx(bool (*cond)(struct eusrv_mbox *mb), long timeout)
+static long mbox_wait_tx(bool (*cond)(struct mbox_dev *mb), long timeout)
 {
-	long ret = wait_event_interruptible_timeout(eusrv_mbox_tx_wq,
+	long ret = wait_event_interruptible_timeout(mbox_tx_wq,
 						    mbox_tx_cond(cond), timeout);
 
-	if (ret > 0 && !rcu_access_pointer(eusrv_mbox_cur))
+	if (ret > 0 && !rcu_access_pointer(mbox_cur))
 		return -ENODEV;
 	return ret;
 }
 
-static bool mbox_has_space(struct eusrv_mbox *mb)
+static bool mbox_has_space(struct mbox_dev *mb)
 {
 	return mbox_ring_free(READ_ONCE(mb->tx_prod), READ_ONCE(mb->tx_reaped),
 			      EUSRV_MBOX_TXQ_DEPTH);
 }
 
-static bool mbox_tx_idle(struct eusrv_mbox *mb)
+static bool mbox_tx_idle(struct mbox_dev *mb)
 {
 	return READ_ONCE(mb->tx_prod) == READ_ONCE(mb->tx_reaped);
 }
@@ -427,7 +427,7 @@ int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout)
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_send_wait);
 
-int eusrv_mbox_flush(long timeout)
+int mbox_flush(long timeout)
 {
 	long ret = mbox_wait_tx(mbox_tx_idle, timeout);
 
@@ -438,11 +438,11 @@ int eusrv_mbox_flush(long timeout)
 
 int eusrv_mbox_node_id(void)
 {
-	struct eusrv_mbox *mb;
+	struct mbox_dev *mb;
 	int ret;
 
 	rcu_read_lock();
-	mb = rcu_dereference(eusrv_mbox_cur);
+	mb = rcu_dereference(mbox_cur);
 	ret = mb ? mb->node_id : -ENODEV;
 	rcu_read_unlock();
 	return ret;
@@ -451,28 +451,28 @@ EXPORT_SYMBOL_GPL(eusrv_mbox_node_id);
 
 unsigned int eusrv_mbox_nodes(void)
 {
-	struct eusrv_mbox *mb;
+	struct mbox_dev *mb;
 	unsigned int n;
 
 	rcu_read_lock();
-	mb = rcu_dereference(eusrv_mbox_cur);
+	mb = rcu_dereference(mbox_cur);
 	n = mb ? mb->nodes : 0;
 	rcu_read_unlock();
 	return n;
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_nodes);
 
-static u64 mbox_counter(struct eusrv_mbox *mb, enum mbox_counter c)
+static u64 mbox_counter(struct mbox_dev *mb, enum mbox_counter c)
 {
 	return atomic64_read(&mb->cnt[c]);
 }
 
-int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
+int mbox_get_stats(struct eusrv_mbox_stats *st)
 {
-	struct eusrv_mbox *mb;
+	struct mbox_dev *mb;
 
 	rcu_read_lock();
-	mb = rcu_dereference(eusrv_mbox_cur);
+	mb = rcu_dereference(mbox_cur);
 	if (!mb) {
 		rcu_read_unlock();
 		return -ENODEV;
@@ -501,26 +501,26 @@ int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 	return 0;
 }
 
-void eusrv_mbox_reset_stats(void)
+void mbox_reset_stats(void)
 {
-	struct eusrv_mbox *mb;
+	struct mbox_dev *mb;
 	unsigned int i;
 
 	rcu_read_lock();
-	mb = rcu_dereference(eusrv_mbox_cur);
+	mb = rcu_dereference(mbox_cur);
 	for (i = 0; mb && i < MBOX_NR_COUNTERS; i++)
 		atomic64_set(&mb->cnt[i], 0);
 	rcu_read_unlock();
 }
 
-int eusrv_mbox_pause(unsigned int ms)
+int mbox_pause(unsigned int ms)
 {
-	struct eusrv_mbox *mb;
+	struct mbox_dev *mb;
 	unsigned long flags;
 	int ret = 0;
 
 	rcu_read_lock();
-	mb = rcu_dereference(eusrv_mbox_cur);
+	mb = rcu_dereference(mbox_cur);
 	if (mb) {
 		spin_lock_irqsave(&mb->rx_lock, flags);
 		mb->paused = true;
@@ -538,7 +538,7 @@ int eusrv_mbox_pause(unsigned int ms)
  * Start from the block's counters: an earlier binding may have left
  * messages in the FIFO and stores in flight, which are handled as usual.
  */
-static void mbox_sync_counters(struct eusrv_mbox *mb)
+static void mbox_sync_counters(struct mbox_dev *mb)
 {
 	u32 rx_prod = readl(mb->regs + EUSRV_MBOX_RX_PROD);
 	u32 rx_cons = readl(mb->regs + EUSRV_MBOX_RX_CONS);
@@ -562,7 +562,7 @@ static void mbox_sync_counters(struct eusrv_mbox *mb)
 	mb->tx_reaped = tx_cons;
 }
 
-static int mbox_read_props(struct eusrv_mbox *mb)
+static int mbox_read_props(struct mbox_dev *mb)
 {
 	int ret;
 
@@ -576,7 +576,7 @@ static int mbox_read_props(struct eusrv_mbox *mb)
 static int mbox_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
-	struct eusrv_mbox *mb;
+	struct mbox_dev *mb;
 	int irq, ret;
 	u32 id;
 
@@ -610,8 +610,8 @@ static int mbox_probe(struct platform_device *pdev)
 		return irq;
 	mbox_sync_counters(mb);
 
-	mutex_lock(&eusrv_mbox_bind_lock);
-	if (rcu_access_pointer(eusrv_mbox_cur)) {
+	mutex_lock(&mbox_bind_lock);
+	if (rcu_access_pointer(mbox_cur)) {
 		ret = dev_err_probe(dev, -EBUSY, "a node has one mailbox, and one is bound\n");
 		goto unlock;
 	}
@@ -621,9 +621,9 @@ static int mbox_probe(struct platform_device *pdev)
 		goto unlock;
 	}
 	platform_set_drvdata(pdev, mb);
-	rcu_assign_pointer(eusrv_mbox_cur, mb);
+	rcu_assign_pointer(mbox_cur, mb);
 unlock:
-	mutex_unlock(&eusrv_mbox_bind_lock);
+	mutex_unlock(&mbox_bind_lock);
 	if (ret)
 		return ret;
 
@@ -637,15 +637,15 @@ unlock:
 
 static int mbox_remove(struct platform_device *pdev)
 {
-	struct eusrv_mbox *mb = platform_get_drvdata(pdev);
+	struct mbox_dev *mb = platform_get_drvdata(pdev);
 
-	mutex_lock(&eusrv_mbox_bind_lock);
-	RCU_INIT_POINTER(eusrv_mbox_cur, NULL);
-	mutex_unlock(&eusrv_mbox_bind_lock);
+	mutex_lock(&mbox_bind_lock);
+	RCU_INIT_POINTER(mbox_cur, NULL);
+	mutex_unlock(&mbox_bind_lock);
 	/* No sender, pause or query uses MB after this... */
 	synchronize_rcu();
 	/* ...and sleepers wake up to find the mailbox gone. */
-	wake_up_all(&eusrv_mbox_tx_wq);
+	wake_up_all(&mbox_tx_wq);
 	/* Other nodes' stores now fail with DISABLED instead of waiting. */
 	writel(0, mb->regs + EUSRV_MBOX_CTRL);
 	cancel_delayed_work_sync(&mb->resume);
@@ -676,25 +676,25 @@ static struct platform_driver mbox_driver = {
 	.remove = mbox_remove,
 };
 
-static int __init eusrv_mbox_init(void)
+static int __init mbox_init(void)
 {
-	int ret = eusrv_mbox_diag_init();
+	int ret = mbox_diag_init();
 
 	if (ret)
 		return ret;
 	ret = platform_driver_register(&mbox_driver);
 	if (ret)
-		eusrv_mbox_diag_exit();
+		mbox_diag_exit();
 	return ret;
 }
-module_init(eusrv_mbox_init);
+module_init(mbox_init);
 
-static void __exit eusrv_mbox_exit(void)
+static void __exit mbox_exit(void)
 {
 	platform_driver_unregister(&mbox_driver);
-	eusrv_mbox_diag_exit();
+	mbox_diag_exit();
 }
-module_exit(eusrv_mbox_exit);
+module_exit(mbox_exit);
 
 MODULE_DESCRIPTION("EUROSERVER node mailbox");
 MODULE_LICENSE("GPL");

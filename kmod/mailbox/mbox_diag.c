@@ -44,34 +44,34 @@ static_assert(EUSRV_MBOX_DIAG_MAX_NODES == EUSRV_MAX_NODES);
 /* A flood looks at signals and lets others run this often. */
 #define DIAG_FLOOD_BATCH	1024U
 
-/* The ping run in progress (at most one, under diag_ping_lock). */
-static DEFINE_MUTEX(diag_ping_lock);
-static DEFINE_SPINLOCK(diag_pong_lock);		/* the fields below */
-static DECLARE_COMPLETION(diag_pong_done);
-static unsigned int diag_ping_run = DIAG_NO_RUN;
-static unsigned int diag_ping_runs;
-static bool diag_ping_armed;			/* a PING awaits its PONG */
-static unsigned int diag_ping_node;
-static u64 diag_ping_msg;			/* the PING awaiting a PONG */
-static u64 diag_ping_reply_ns;
-static bool diag_ping_undelivered;		/* the board says why: */
-static u32 diag_ping_tx_status;
-static u32 diag_ping_errors;
+/* The ping run in progress (at most one, under mbox_diag_ping_lock). */
+static DEFINE_MUTEX(mbox_diag_ping_lock);
+static DEFINE_SPINLOCK(mbox_diag_pong_lock);		/* the fields below */
+static DECLARE_COMPLETION(mbox_diag_pong_done);
+static unsigned int mbox_diag_ping_run = DIAG_NO_RUN;
+static unsigned int mbox_diag_ping_runs;
+static bool mbox_diag_ping_armed;			/* a PING awaits its PONG */
+static unsigned int mbox_diag_ping_node;
+static u64 mbox_diag_ping_msg;			/* the PING awaiting a PONG */
+static u64 mbox_diag_ping_reply_ns;
+static bool mbox_diag_ping_undelivered;		/* the board says why: */
+static u32 mbox_diag_ping_tx_status;
+static u32 mbox_diag_ping_errors;
 
-static atomic64_t diag_ping_stale;
-static atomic64_t diag_pong_unsent;
-static atomic64_t diag_pong_failed;
+static atomic64_t mbox_diag_ping_stale;
+static atomic64_t mbox_diag_pong_unsent;
+static atomic64_t mbox_diag_pong_failed;
 
 /* SEQ streams: numbers sent per destination, bookkeeping per source. */
-static DEFINE_SPINLOCK(diag_seq_lock);
-static u64 diag_seq_tx[EUSRV_MAX_NODES];
-static struct mbox_seq diag_seq_rx[EUSRV_MAX_NODES];
+static DEFINE_SPINLOCK(mbox_diag_seq_lock);
+static u64 mbox_diag_seq_tx[EUSRV_MAX_NODES];
+static struct mbox_seq mbox_diag_seq_rx[EUSRV_MAX_NODES];
 /* One flood per destination at a time, so that its numbers stay in order. */
-static struct mutex diag_flood_lock[EUSRV_MAX_NODES];
-static atomic_t diag_flood_failed[EUSRV_MAX_NODES];
-static u32 diag_flood_status[EUSRV_MAX_NODES];
+static struct mutex mbox_diag_flood_lock[EUSRV_MAX_NODES];
+static atomic_t mbox_diag_flood_failed[EUSRV_MAX_NODES];
+static u32 mbox_diag_flood_status[EUSRV_MAX_NODES];
 
-static const char *diag_status_name(u32 status)
+static const char *mbox_diag_status_name(u32 status)
 {
 	switch (status) {
 	case EUSRV_MBOX_ST_FULL:
@@ -85,7 +85,7 @@ static const char *diag_status_name(u32 status)
 	}
 }
 
-static int diag_status_errno(u32 status)
+static int mbox_diag_status_errno(u32 status)
 {
 	switch (status) {
 	case EUSRV_MBOX_ST_FULL:
@@ -99,90 +99,90 @@ static int diag_status_errno(u32 status)
 	}
 }
 
-static void diag_ping_rx(void *ctx, unsigned int src, u64 msg)
+static void mbox_diag_ping_rx(void *ctx, unsigned int src, u64 msg)
 {
 	u64 reply = eusrv_msg_make(EUSRV_MSG_T_PONG, eusrv_msg_conn(msg),
 				   eusrv_msg_payload(msg));
 	int ret = eusrv_mbox_send(src, reply);
 
 	if (ret) {
-		atomic64_inc(&diag_pong_unsent);
+		atomic64_inc(&mbox_diag_pong_unsent);
 		pr_warn_ratelimited("cannot answer a ping from node %u: error %d\n",
 				    src, ret);
 	}
 }
 
-static void diag_ping_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
+static void mbox_diag_ping_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&diag_pong_lock, flags);
-	if (diag_ping_armed && dst == diag_ping_node && msg == diag_ping_msg) {
-		diag_ping_armed = false;
-		diag_ping_undelivered = true;
-		diag_ping_tx_status = status;
-		complete(&diag_pong_done);
+	spin_lock_irqsave(&mbox_diag_pong_lock, flags);
+	if (mbox_diag_ping_armed && dst == mbox_diag_ping_node && msg == mbox_diag_ping_msg) {
+		mbox_diag_ping_armed = false;
+		mbox_diag_ping_undelivered = true;
+		mbox_diag_ping_tx_status = status;
+		complete(&mbox_diag_pong_done);
 	}
-	spin_unlock_irqrestore(&diag_pong_lock, flags);
+	spin_unlock_irqrestore(&mbox_diag_pong_lock, flags);
 }
 
-static void diag_pong_rx(void *ctx, unsigned int src, u64 msg)
+static void mbox_diag_pong_rx(void *ctx, unsigned int src, u64 msg)
 {
 	u64 now = ktime_get_ns();
 	unsigned long flags;
 
-	spin_lock_irqsave(&diag_pong_lock, flags);
-	if (eusrv_msg_conn(msg) != diag_ping_run) {
-		atomic64_inc(&diag_ping_stale);
-	} else if (diag_ping_armed && src == diag_ping_node &&
-		   eusrv_msg_payload(msg) == eusrv_msg_payload(diag_ping_msg)) {
-		diag_ping_armed = false;
-		diag_ping_reply_ns = now;
-		complete(&diag_pong_done);
+	spin_lock_irqsave(&mbox_diag_pong_lock, flags);
+	if (eusrv_msg_conn(msg) != mbox_diag_ping_run) {
+		atomic64_inc(&mbox_diag_ping_stale);
+	} else if (mbox_diag_ping_armed && src == mbox_diag_ping_node &&
+		   eusrv_msg_payload(msg) == eusrv_msg_payload(mbox_diag_ping_msg)) {
+		mbox_diag_ping_armed = false;
+		mbox_diag_ping_reply_ns = now;
+		complete(&mbox_diag_pong_done);
 	} else {
 		/* Wrong source or payload, or a second reply. */
-		diag_ping_errors++;
+		mbox_diag_ping_errors++;
 	}
-	spin_unlock_irqrestore(&diag_pong_lock, flags);
+	spin_unlock_irqrestore(&mbox_diag_pong_lock, flags);
 }
 
-static void diag_pong_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
+static void mbox_diag_pong_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
 {
-	atomic64_inc(&diag_pong_failed);
+	atomic64_inc(&mbox_diag_pong_failed);
 }
 
-static void diag_seq_rx_fn(void *ctx, unsigned int src, u64 msg)
+static void mbox_diag_seq_rx_fn(void *ctx, unsigned int src, u64 msg)
 {
 	unsigned long flags;
 
 	if (src >= EUSRV_MAX_NODES)
 		return;
-	spin_lock_irqsave(&diag_seq_lock, flags);
-	mbox_seq_rx(&diag_seq_rx[src], eusrv_msg_payload(msg));
-	spin_unlock_irqrestore(&diag_seq_lock, flags);
+	spin_lock_irqsave(&mbox_diag_seq_lock, flags);
+	mbox_seq_rx(&mbox_diag_seq_rx[src], eusrv_msg_payload(msg));
+	spin_unlock_irqrestore(&mbox_diag_seq_lock, flags);
 }
 
-static void diag_seq_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
+static void mbox_diag_seq_tx_error(void *ctx, unsigned int dst, u64 msg, u32 status)
 {
 	if (dst >= EUSRV_MAX_NODES)
 		return;
-	atomic_inc(&diag_flood_failed[dst]);
-	WRITE_ONCE(diag_flood_status[dst], status);
+	atomic_inc(&mbox_diag_flood_failed[dst]);
+	WRITE_ONCE(mbox_diag_flood_status[dst], status);
 }
 
-static const struct eusrv_mbox_handler diag_handlers[] = {
-	{ .rx = diag_seq_rx_fn, .tx_error = diag_seq_tx_error },
-	{ .rx = diag_ping_rx, .tx_error = diag_ping_tx_error },
-	{ .rx = diag_pong_rx, .tx_error = diag_pong_tx_error },
+static const struct eusrv_mbox_handler mbox_diag_handlers[] = {
+	{ .rx = mbox_diag_seq_rx_fn, .tx_error = mbox_diag_seq_tx_error },
+	{ .rx = mbox_diag_ping_rx, .tx_error = mbox_diag_ping_tx_error },
+	{ .rx = mbox_diag_pong_rx, .tx_error = mbox_diag_pong_tx_error },
 };
 
-static const unsigned int diag_types[] = {
+static const unsigned int mbox_diag_types[] = {
 	EUSRV_MSG_T_SEQ, EUSRV_MSG_T_PING, EUSRV_MSG_T_PONG,
 };
 
-static_assert(ARRAY_SIZE(diag_handlers) == ARRAY_SIZE(diag_types));
+static_assert(ARRAY_SIZE(mbox_diag_handlers) == ARRAY_SIZE(mbox_diag_types));
 
-static int diag_check_node(u32 node)
+static int mbox_diag_check_node(u32 node)
 {
 	unsigned int nodes = eusrv_mbox_nodes();
 
@@ -192,15 +192,15 @@ static int diag_check_node(u32 node)
 }
 
 /* Interrupted waits end the call with partial results, never restart it. */
-static int diag_no_restart(int ret)
+static int mbox_diag_no_restart(int ret)
 {
 	return ret == -ERESTARTSYS ? -EINTR : ret;
 }
 
 /* Round trip I of the run: 0 with its time in *RTT_NS, or an error. */
-static int diag_ping_one(u32 node, u32 i, long timeout, u32 *rtt_ns)
+static int mbox_diag_ping_one(u32 node, u32 i, long timeout, u32 *rtt_ns)
 {
-	u64 msg = eusrv_msg_make(EUSRV_MSG_T_PING, diag_ping_run, i);
+	u64 msg = eusrv_msg_make(EUSRV_MSG_T_PING, mbox_diag_ping_run, i);
 	unsigned long flags;
 	bool sent, undelivered = false;
 	u32 status = 0;
@@ -208,43 +208,43 @@ static int diag_ping_one(u32 node, u32 i, long timeout, u32 *rtt_ns)
 	u64 t0;
 	int ret;
 
-	reinit_completion(&diag_pong_done);
-	spin_lock_irqsave(&diag_pong_lock, flags);
-	diag_ping_node = node;
-	diag_ping_msg = msg;
-	diag_ping_undelivered = false;
-	diag_ping_tx_status = 0;
-	diag_ping_armed = true;
-	spin_unlock_irqrestore(&diag_pong_lock, flags);
+	reinit_completion(&mbox_diag_pong_done);
+	spin_lock_irqsave(&mbox_diag_pong_lock, flags);
+	mbox_diag_ping_node = node;
+	mbox_diag_ping_msg = msg;
+	mbox_diag_ping_undelivered = false;
+	mbox_diag_ping_tx_status = 0;
+	mbox_diag_ping_armed = true;
+	spin_unlock_irqrestore(&mbox_diag_pong_lock, flags);
 
 	t0 = ktime_get_ns();
 	ret = eusrv_mbox_send_wait(node, msg, timeout);
 	sent = !ret;
 	if (sent) {
-		left = wait_for_completion_interruptible_timeout(&diag_pong_done,
+		left = wait_for_completion_interruptible_timeout(&mbox_diag_pong_done,
 								 timeout);
 		ret = left < 0 ? left : 0;
 	}
 
-	spin_lock_irqsave(&diag_pong_lock, flags);
+	spin_lock_irqsave(&mbox_diag_pong_lock, flags);
 	/* Decided under the lock: the answer may race with the timeout. */
-	if (sent && !diag_ping_armed) {
-		undelivered = diag_ping_undelivered;
-		status = diag_ping_tx_status;
+	if (sent && !mbox_diag_ping_armed) {
+		undelivered = mbox_diag_ping_undelivered;
+		status = mbox_diag_ping_tx_status;
 		if (undelivered)
-			ret = diag_status_errno(status);
+			ret = mbox_diag_status_errno(status);
 		else
-			*rtt_ns = (u32)min_t(u64, diag_ping_reply_ns - t0, U32_MAX);
+			*rtt_ns = (u32)min_t(u64, mbox_diag_ping_reply_ns - t0, U32_MAX);
 	} else if (!ret) {
 		ret = -ETIMEDOUT;
 	}
-	diag_ping_armed = false;
-	spin_unlock_irqrestore(&diag_pong_lock, flags);
+	mbox_diag_ping_armed = false;
+	spin_unlock_irqrestore(&mbox_diag_pong_lock, flags);
 
 	/* Rate-limited: a script may ping a dead node in a loop. */
 	if (undelivered)
 		pr_warn_ratelimited("ping node %u: message %u not delivered: %s\n",
-				    node, i, diag_status_name(status));
+				    node, i, mbox_diag_status_name(status));
 	else if (ret == -ETIMEDOUT && sent)
 		pr_warn_ratelimited("ping node %u: no reply to message %u within %u ms\n",
 				    node, i, jiffies_to_msecs(timeout));
@@ -254,7 +254,7 @@ static int diag_ping_one(u32 node, u32 i, long timeout, u32 *rtt_ns)
 	return ret;
 }
 
-static int diag_ping(struct eusrv_mbox_ping *p)
+static int mbox_diag_ping(struct eusrv_mbox_ping *p)
 {
 	u32 __user *usamples = u64_to_user_ptr(p->samples);
 	long timeout;
@@ -268,7 +268,7 @@ static int diag_ping(struct eusrv_mbox_ping *p)
 	/* Refuse a bad buffer now rather than after the round trips. */
 	if (!access_ok(usamples, array_size(p->count, sizeof(*usamples))))
 		return -EFAULT;
-	ret = diag_check_node(p->node);
+	ret = mbox_diag_check_node(p->node);
 	if (ret)
 		return ret;
 	timeout = msecs_to_jiffies(p->timeout_ms ? p->timeout_ms :
@@ -276,56 +276,56 @@ static int diag_ping(struct eusrv_mbox_ping *p)
 	samples = kvmalloc_array(p->count, sizeof(*samples), GFP_KERNEL);
 	if (!samples)
 		return -ENOMEM;
-	if (mutex_lock_interruptible(&diag_ping_lock)) {
+	if (mutex_lock_interruptible(&mbox_diag_ping_lock)) {
 		kvfree(samples);
 		return -EINTR;
 	}
-	spin_lock_irq(&diag_pong_lock);
-	diag_ping_run = diag_ping_runs++ & EUSRV_MSG_CONN_MASK;
-	diag_ping_errors = 0;
-	spin_unlock_irq(&diag_pong_lock);
+	spin_lock_irq(&mbox_diag_pong_lock);
+	mbox_diag_ping_run = mbox_diag_ping_runs++ & EUSRV_MSG_CONN_MASK;
+	mbox_diag_ping_errors = 0;
+	spin_unlock_irq(&mbox_diag_pong_lock);
 
 	for (i = 0; i < p->count; i++) {
-		ret = diag_ping_one(p->node, i, timeout, &samples[i]);
+		ret = mbox_diag_ping_one(p->node, i, timeout, &samples[i]);
 		if (ret)
 			break;
 	}
 
-	spin_lock_irq(&diag_pong_lock);
-	p->errors = diag_ping_errors;
-	p->tx_status = diag_ping_tx_status;
-	diag_ping_run = DIAG_NO_RUN;
-	spin_unlock_irq(&diag_pong_lock);
-	mutex_unlock(&diag_ping_lock);
+	spin_lock_irq(&mbox_diag_pong_lock);
+	p->errors = mbox_diag_ping_errors;
+	p->tx_status = mbox_diag_ping_tx_status;
+	mbox_diag_ping_run = DIAG_NO_RUN;
+	spin_unlock_irq(&mbox_diag_pong_lock);
+	mutex_unlock(&mbox_diag_ping_lock);
 
 	p->done = i;
 	if (i && copy_to_user(usamples, samples, i * sizeof(*samples)))
 		ret = -EFAULT;
 	kvfree(samples);
-	return diag_no_restart(ret);
+	return mbox_diag_no_restart(ret);
 }
 
-static u64 diag_seq_next(u32 node)
+static u64 mbox_diag_seq_next(u32 node)
 {
 	unsigned long flags;
 	u64 seq;
 
-	spin_lock_irqsave(&diag_seq_lock, flags);
-	seq = diag_seq_tx[node];
-	spin_unlock_irqrestore(&diag_seq_lock, flags);
+	spin_lock_irqsave(&mbox_diag_seq_lock, flags);
+	seq = mbox_diag_seq_tx[node];
+	spin_unlock_irqrestore(&mbox_diag_seq_lock, flags);
 	return seq;
 }
 
-static void diag_seq_sent(u32 node, u64 seq)
+static void mbox_diag_seq_sent(u32 node, u64 seq)
 {
 	unsigned long flags;
 
-	spin_lock_irqsave(&diag_seq_lock, flags);
-	diag_seq_tx[node] = seq + 1;
-	spin_unlock_irqrestore(&diag_seq_lock, flags);
+	spin_lock_irqsave(&mbox_diag_seq_lock, flags);
+	mbox_diag_seq_tx[node] = seq + 1;
+	spin_unlock_irqrestore(&mbox_diag_seq_lock, flags);
 }
 
-static int diag_flood(struct eusrv_mbox_flood *f)
+static int mbox_diag_flood(struct eusrv_mbox_flood *f)
 {
 	long timeout;
 	int ret;
@@ -333,20 +333,20 @@ static int diag_flood(struct eusrv_mbox_flood *f)
 
 	if (f->flags || f->timeout_ms > EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS)
 		return -EINVAL;
-	ret = diag_check_node(f->node);
+	ret = mbox_diag_check_node(f->node);
 	if (ret)
 		return ret;
 	timeout = msecs_to_jiffies(f->timeout_ms ? f->timeout_ms :
 				   EUSRV_MBOX_DIAG_DEF_TIMEOUT_MS);
-	if (mutex_lock_interruptible(&diag_flood_lock[f->node]))
+	if (mutex_lock_interruptible(&mbox_diag_flood_lock[f->node]))
 		return -EINTR;
 	f->sent = 0;
 	f->waits = 0;
-	atomic_set(&diag_flood_failed[f->node], 0);
-	WRITE_ONCE(diag_flood_status[f->node], 0);
+	atomic_set(&mbox_diag_flood_failed[f->node], 0);
+	WRITE_ONCE(mbox_diag_flood_status[f->node], 0);
 
 	for (i = 0; i < f->count; i++) {
-		u64 seq = diag_seq_next(f->node);
+		u64 seq = mbox_diag_seq_next(f->node);
 		u64 msg = eusrv_msg_make(EUSRV_MSG_T_SEQ, 0, seq);
 
 		ret = eusrv_mbox_send(f->node, msg);
@@ -356,7 +356,7 @@ static int diag_flood(struct eusrv_mbox_flood *f)
 		}
 		if (ret)
 			break;
-		diag_seq_sent(f->node, seq);
+		mbox_diag_seq_sent(f->node, seq);
 		f->sent++;
 		if (i % DIAG_FLOOD_BATCH == DIAG_FLOOD_BATCH - 1) {
 			cond_resched();
@@ -371,18 +371,18 @@ static int diag_flood(struct eusrv_mbox_flood *f)
 				    f->node, jiffies_to_msecs(timeout));
 	/* Every message's fate is known once the queue has drained. */
 	if (!ret) {
-		ret = eusrv_mbox_flush(msecs_to_jiffies(DIAG_FLUSH_TIMEOUT_MS));
+		ret = mbox_flush(msecs_to_jiffies(DIAG_FLUSH_TIMEOUT_MS));
 		if (ret == -ETIMEDOUT)
 			pr_warn_ratelimited("flood node %u: messages not completed after %u ms\n",
 					    f->node, DIAG_FLUSH_TIMEOUT_MS);
 	}
-	f->failed = atomic_read(&diag_flood_failed[f->node]);
-	f->tx_status = READ_ONCE(diag_flood_status[f->node]);
-	mutex_unlock(&diag_flood_lock[f->node]);
-	return diag_no_restart(ret);
+	f->failed = atomic_read(&mbox_diag_flood_failed[f->node]);
+	f->tx_status = READ_ONCE(mbox_diag_flood_status[f->node]);
+	mutex_unlock(&mbox_diag_flood_lock[f->node]);
+	return mbox_diag_no_restart(ret);
 }
 
-static int diag_stats(struct eusrv_mbox_stats __user *ust)
+static int mbox_diag_stats(struct eusrv_mbox_stats __user *ust)
 {
 	struct eusrv_mbox_stats *st;
 	unsigned int i;
@@ -391,15 +391,15 @@ static int diag_stats(struct eusrv_mbox_stats __user *ust)
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	ret = eusrv_mbox_get_stats(st);
+	ret = mbox_get_stats(st);
 	if (ret)
 		goto out;
-	st->ping_stale = atomic64_read(&diag_ping_stale);
-	st->pong_unsent = atomic64_read(&diag_pong_unsent);
-	st->pong_failed = atomic64_read(&diag_pong_failed);
-	spin_lock_irq(&diag_seq_lock);
+	st->ping_stale = atomic64_read(&mbox_diag_ping_stale);
+	st->pong_unsent = atomic64_read(&mbox_diag_pong_unsent);
+	st->pong_failed = atomic64_read(&mbox_diag_pong_failed);
+	spin_lock_irq(&mbox_diag_seq_lock);
 	for (i = 0; i < EUSRV_MAX_NODES; i++) {
-		const struct mbox_seq *s = &diag_seq_rx[i];
+		const struct mbox_seq *s = &mbox_diag_seq_rx[i];
 
 		st->seq[i].received = s->received;
 		st->seq[i].dup = s->dup;
@@ -407,7 +407,7 @@ static int diag_stats(struct eusrv_mbox_stats __user *ust)
 		st->seq[i].late = s->late;
 		st->seq[i].last = s->received ? mbox_seq_last(s) : 0;
 	}
-	spin_unlock_irq(&diag_seq_lock);
+	spin_unlock_irq(&mbox_diag_seq_lock);
 	if (copy_to_user(ust, st, sizeof(*st)))
 		ret = -EFAULT;
 out:
@@ -416,19 +416,19 @@ out:
 }
 
 /* Counters and sequence numbers back to zero (not while a flood runs). */
-static void diag_reset(void)
+static void mbox_diag_reset(void)
 {
-	spin_lock_irq(&diag_seq_lock);
-	memset(diag_seq_rx, 0, sizeof(diag_seq_rx));
-	memset(diag_seq_tx, 0, sizeof(diag_seq_tx));
-	spin_unlock_irq(&diag_seq_lock);
-	atomic64_set(&diag_ping_stale, 0);
-	atomic64_set(&diag_pong_unsent, 0);
-	atomic64_set(&diag_pong_failed, 0);
-	eusrv_mbox_reset_stats();
+	spin_lock_irq(&mbox_diag_seq_lock);
+	memset(mbox_diag_seq_rx, 0, sizeof(mbox_diag_seq_rx));
+	memset(mbox_diag_seq_tx, 0, sizeof(mbox_diag_seq_tx));
+	spin_unlock_irq(&mbox_diag_seq_lock);
+	atomic64_set(&mbox_diag_ping_stale, 0);
+	atomic64_set(&mbox_diag_pong_unsent, 0);
+	atomic64_set(&mbox_diag_pong_failed, 0);
+	mbox_reset_stats();
 }
 
-static long diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+static long mbox_diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	void __user *uarg = (void __user *)arg;
 	union {
@@ -442,7 +442,7 @@ static long diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case EUSRV_MBOX_IOC_PING:
 		if (copy_from_user(&u.ping, uarg, sizeof(u.ping)))
 			return -EFAULT;
-		ret = diag_ping(&u.ping);
+		ret = mbox_diag_ping(&u.ping);
 		/* Partial results go back with the error. */
 		if (copy_to_user(uarg, &u.ping, sizeof(u.ping)))
 			return -EFAULT;
@@ -450,72 +450,72 @@ static long diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case EUSRV_MBOX_IOC_FLOOD:
 		if (copy_from_user(&u.flood, uarg, sizeof(u.flood)))
 			return -EFAULT;
-		ret = diag_flood(&u.flood);
+		ret = mbox_diag_flood(&u.flood);
 		if (copy_to_user(uarg, &u.flood, sizeof(u.flood)))
 			return -EFAULT;
 		return ret;
 	case EUSRV_MBOX_IOC_STATS:
-		return diag_stats(uarg);
+		return mbox_diag_stats(uarg);
 	case EUSRV_MBOX_IOC_RESET:
-		diag_reset();
+		mbox_diag_reset();
 		return 0;
 	case EUSRV_MBOX_IOC_PAUSE:
 		if (get_user(ms, (u32 __user *)uarg))
 			return -EFAULT;
 		if (ms == 0 || ms > EUSRV_MBOX_DIAG_MAX_PAUSE_MS)
 			return -EINVAL;
-		return eusrv_mbox_pause(ms);
+		return mbox_pause(ms);
 	default:
 		return -ENOTTY;
 	}
 }
 
-static const struct file_operations diag_fops = {
+static const struct file_operations mbox_diag_fops = {
 	.owner = THIS_MODULE,
-	.unlocked_ioctl = diag_ioctl,
+	.unlocked_ioctl = mbox_diag_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 	.llseek = noop_llseek,
 };
 
-static struct miscdevice diag_dev = {
+static struct miscdevice mbox_diag_dev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "eusrv_mbox",
-	.fops = &diag_fops,
+	.fops = &mbox_diag_fops,
 	.mode = 0600,
 };
 
-int eusrv_mbox_diag_init(void)
+int mbox_diag_init(void)
 {
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < EUSRV_MAX_NODES; i++)
-		mutex_init(&diag_flood_lock[i]);
-	for (i = 0; i < ARRAY_SIZE(diag_types); i++) {
-		ret = eusrv_mbox_register(diag_types[i], &diag_handlers[i]);
+		mutex_init(&mbox_diag_flood_lock[i]);
+	for (i = 0; i < ARRAY_SIZE(mbox_diag_types); i++) {
+		ret = eusrv_mbox_register(mbox_diag_types[i], &mbox_diag_handlers[i]);
 		if (ret) {
 			pr_err("cannot register the handler of message type %u: error %d\n",
-			       diag_types[i], ret);
+			       mbox_diag_types[i], ret);
 			goto err;
 		}
 	}
-	ret = misc_register(&diag_dev);
+	ret = misc_register(&mbox_diag_dev);
 	if (ret) {
-		pr_err("cannot register /dev/%s: error %d\n", diag_dev.name, ret);
+		pr_err("cannot register /dev/%s: error %d\n", mbox_diag_dev.name, ret);
 		goto err;
 	}
 	return 0;
 err:
 	while (i--)
-		eusrv_mbox_unregister(diag_types[i]);
+		eusrv_mbox_unregister(mbox_diag_types[i]);
 	return ret;
 }
 
-void eusrv_mbox_diag_exit(void)
+void mbox_diag_exit(void)
 {
 	unsigned int i;
 
-	misc_deregister(&diag_dev);
-	for (i = 0; i < ARRAY_SIZE(diag_types); i++)
-		eusrv_mbox_unregister(diag_types[i]);
+	misc_deregister(&mbox_diag_dev);
+	for (i = 0; i < ARRAY_SIZE(mbox_diag_types); i++)
+		eusrv_mbox_unregister(mbox_diag_types[i]);
 }
