@@ -30,8 +30,8 @@
  * MAC port, which names the engine in "eusrv-connected" (a reference to
  * the engine's software node) as a device tree would.
  */
-#define EUSRV_BOARD_DMA_NAME	"eusrv-axidma"
-#define EUSRV_BOARD_ETH_NAME	"eusrv-eth"
+#define BOARD_DMA_NAME	"eusrv-axidma"
+#define BOARD_ETH_NAME	"eusrv-eth"
 #define EUSRV_DMA_COMPATIBLE	"xlnx,axi-dma-1.00.a"
 #define EUSRV_ETH_COMPATIBLE	"eusrv,eusrv-ethernet-1.00.a"
 /*
@@ -43,7 +43,7 @@
 #define EUSRV_ETH_OUI2		0xe7
 
 /* One board block: its platform device name, page and vectors. */
-struct eusrv_board_block {
+struct board_block {
 	const char *name;
 	u32 present;		/* EUSRV_BLOCK_* bit in the info page */
 	u32 page;
@@ -51,7 +51,7 @@ struct eusrv_board_block {
 	u32 vector2;		/* a second interrupt, if not 0 */
 };
 
-static const struct eusrv_board_block eusrv_board_blocks[] = {
+static const struct board_block board_blocks[] = {
 	{
 		.name = "eusrv-mbox",
 		.present = EUSRV_BLOCK_MBOX,
@@ -66,41 +66,41 @@ static const struct eusrv_board_block eusrv_board_blocks[] = {
 	},
 	{
 		/* Interrupts: MM2S, then S2MM, as Xilinx's AXI DMA binding. */
-		.name = EUSRV_BOARD_DMA_NAME,
+		.name = BOARD_DMA_NAME,
 		.present = EUSRV_BLOCK_DMA,
 		.page = EUSRV_PAGE_DMA,
 		.vector = EUSRV_VEC_DMA_MM2S,
 		.vector2 = EUSRV_VEC_DMA_S2MM,
 	},
 	{
-		.name = EUSRV_BOARD_ETH_NAME,
+		.name = BOARD_ETH_NAME,
 		.present = EUSRV_BLOCK_MAC,
 		.page = EUSRV_PAGE_MAC,
 		.vector = EUSRV_VEC_MAC,
 	},
 };
 
-struct eusrv_board {
-	struct platform_device *child[ARRAY_SIZE(eusrv_board_blocks)];
+struct board_dev {
+	struct platform_device *child[ARRAY_SIZE(board_blocks)];
 	u32 node_id;
 	u32 nodes;
 	u32 blocks;
 };
 
 /* The software node of the AXI DMA block's device, or NULL if absent. */
-static const struct software_node *eusrv_board_dma_swnode(struct eusrv_board *b)
+static const struct software_node *board_dma_swnode(struct board_dev *b)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(eusrv_board_blocks); i++)
-		if (b->child[i] && !strcmp(eusrv_board_blocks[i].name, EUSRV_BOARD_DMA_NAME))
+	for (i = 0; i < ARRAY_SIZE(board_blocks); i++)
+		if (b->child[i] && !strcmp(board_blocks[i].name, BOARD_DMA_NAME))
 			return to_software_node(dev_fwnode(&b->child[i]->dev));
 	return NULL;
 }
 
 static struct platform_device *
-eusrv_board_add_block(struct pci_dev *pdev, struct eusrv_board *b,
-		      const struct eusrv_board_block *blk)
+board_add_block(struct pci_dev *pdev, struct board_dev *b,
+		const struct board_block *blk)
 {
 	resource_size_t shmem = pci_resource_start(pdev, EUSRV_BAR_SHMEM);
 	resource_size_t regs = pci_resource_start(pdev, EUSRV_BAR_REGS);
@@ -133,14 +133,14 @@ eusrv_board_add_block(struct pci_dev *pdev, struct eusrv_board *b,
 		.properties = props,
 	};
 
-	if (!strcmp(blk->name, EUSRV_BOARD_DMA_NAME)) {
+	if (!strcmp(blk->name, BOARD_DMA_NAME)) {
 		props[np++] = PROPERTY_ENTRY_STRING("compatible", EUSRV_DMA_COMPATIBLE);
 		props[np++] = PROPERTY_ENTRY_U32_ARRAY("eusrv,kick", kicks);
 	} else {
 		props[np++] = PROPERTY_ENTRY_U32("eusrv,kick", kicks[0]);
 	}
-	if (!strcmp(blk->name, EUSRV_BOARD_ETH_NAME)) {
-		dma_ref[0].node = eusrv_board_dma_swnode(b);
+	if (!strcmp(blk->name, BOARD_ETH_NAME)) {
+		dma_ref[0].node = board_dma_swnode(b);
 		if (!dma_ref[0].node)
 			return ERR_PTR(-ENODEV);
 		props[np++] = PROPERTY_ENTRY_STRING("compatible", EUSRV_ETH_COMPATIBLE);
@@ -152,7 +152,7 @@ eusrv_board_add_block(struct pci_dev *pdev, struct eusrv_board *b,
 	return platform_device_register_full(&info);
 }
 
-static void eusrv_board_del_blocks(struct eusrv_board *b)
+static void board_del_blocks(struct board_dev *b)
 {
 	unsigned int i = ARRAY_SIZE(b->child);
 
@@ -162,21 +162,21 @@ static void eusrv_board_del_blocks(struct eusrv_board *b)
 	}
 }
 
-static int eusrv_board_add_blocks(struct pci_dev *pdev, struct eusrv_board *b)
+static int board_add_blocks(struct pci_dev *pdev, struct board_dev *b)
 {
 	unsigned int i;
 	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(eusrv_board_blocks); i++) {
-		const struct eusrv_board_block *blk = &eusrv_board_blocks[i];
+	for (i = 0; i < ARRAY_SIZE(board_blocks); i++) {
+		const struct board_block *blk = &board_blocks[i];
 		struct platform_device *child;
 
 		if (!(b->blocks & blk->present))
 			continue;
-		child = eusrv_board_add_block(pdev, b, blk);
+		child = board_add_block(pdev, b, blk);
 		if (IS_ERR(child)) {
 			ret = PTR_ERR(child);
-			eusrv_board_del_blocks(b);
+			board_del_blocks(b);
 			return dev_err_probe(&pdev->dev, ret, "cannot add block %s\n",
 					     blk->name);
 		}
@@ -186,7 +186,7 @@ static int eusrv_board_add_blocks(struct pci_dev *pdev, struct eusrv_board *b)
 }
 
 /* Check this node's information page and learn the board's size. */
-static int eusrv_board_read_info(struct pci_dev *pdev, struct eusrv_board *b)
+static int board_read_info(struct pci_dev *pdev, struct board_dev *b)
 {
 	u32 magic, version, node;
 	void __iomem *info;
@@ -216,10 +216,10 @@ static int eusrv_board_read_info(struct pci_dev *pdev, struct eusrv_board *b)
 	return 0;
 }
 
-static int eusrv_board_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+static int board_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct device *dev = &pdev->dev;
-	struct eusrv_board *b;
+	struct board_dev *b;
 	void __iomem *regs;
 	int ret;
 
@@ -255,12 +255,12 @@ static int eusrv_board_probe(struct pci_dev *pdev, const struct pci_device_id *i
 				    b->node_id);
 		goto free_vectors;
 	}
-	ret = eusrv_board_read_info(pdev, b);
+	ret = board_read_info(pdev, b);
 	if (ret)
 		goto free_vectors;
 
 	pci_set_drvdata(pdev, b);
-	ret = eusrv_board_add_blocks(pdev, b);
+	ret = board_add_blocks(pdev, b);
 	if (ret)
 		goto free_vectors;
 	dev_info(dev, "EUROSERVER board: node %u of %u, blocks %#x\n",
@@ -272,28 +272,28 @@ free_vectors:
 	return ret;
 }
 
-static void eusrv_board_remove(struct pci_dev *pdev)
+static void board_remove(struct pci_dev *pdev)
 {
-	struct eusrv_board *b = pci_get_drvdata(pdev);
+	struct board_dev *b = pci_get_drvdata(pdev);
 
 	/* Unbinds the blocks' drivers, which free their interrupts first. */
-	eusrv_board_del_blocks(b);
+	board_del_blocks(b);
 	pci_free_irq_vectors(pdev);
 }
 
-static const struct pci_device_id eusrv_board_ids[] = {
+static const struct pci_device_id board_ids[] = {
 	{ PCI_DEVICE(EUSRV_IVSHMEM_VENDOR, EUSRV_IVSHMEM_DEVICE) },
 	{ }
 };
-MODULE_DEVICE_TABLE(pci, eusrv_board_ids);
+MODULE_DEVICE_TABLE(pci, board_ids);
 
-static struct pci_driver eusrv_board_driver = {
+static struct pci_driver board_driver = {
 	.name = DRV_NAME,
-	.id_table = eusrv_board_ids,
-	.probe = eusrv_board_probe,
-	.remove = eusrv_board_remove,
+	.id_table = board_ids,
+	.probe = board_probe,
+	.remove = board_remove,
 };
-module_pci_driver(eusrv_board_driver);
+module_pci_driver(board_driver);
 
 MODULE_DESCRIPTION("EUROSERVER virtual board (ivshmem) glue");
 MODULE_LICENSE("GPL");
