@@ -132,6 +132,21 @@ uint64_t bench_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+int bench_role(int argc, char **argv, const char **host)
+{
+	if (argc >= 2 && !strcmp(argv[1], "server")) {
+		*host = NULL;
+		optind = 2;
+		return 1;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "client")) {
+		*host = argv[2];
+		optind = 3;
+		return 0;
+	}
+	return -1;
+}
+
 int bench_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;

@@ -24,6 +24,12 @@ int bench_connect_timed(const char *host, uint16_t port, uint64_t *ns);
  * with ONCE, with 0 if HANDLE returned 0.
  */
 int bench_serve(uint16_t port, bool once, int (*handle)(int fd));
+/*
+ * The role word both programs start with: "server", or "client HOST" (HOST
+ * into *HOST).  1 for a server, 0 for a client, -1 for neither; optind is
+ * left at the first option.
+ */
+int bench_role(int argc, char **argv, const char **host);
 /* Monotonic time in nanoseconds. */
 uint64_t bench_now_ns(void);
 /* A decimal number in [MIN, MAX] with an optional K/M suffix (x1024). */

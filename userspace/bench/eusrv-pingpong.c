@@ -146,21 +146,14 @@ int main(int argc, char **argv)
 	bool server, once = false;
 	char *out, *in;
 	uint64_t *t;
-	int opt, fd, rc = 0;
+	int opt, fd, rc = 0, role;
 
-	if (argc < 2 || (strcmp(argv[1], "server") && strcmp(argv[1], "client"))) {
+	role = bench_role(argc, argv, &host);
+	if (role < 0) {
 		usage(stderr);
 		return 2;
 	}
-	server = !strcmp(argv[1], "server");
-	if (!server) {
-		if (argc < 3) {
-			usage(stderr);
-			return 2;
-		}
-		host = argv[2];
-	}
-	optind = server ? 2 : 3;
+	server = role;
 	while ((opt = getopt(argc, argv, "p:1n:w:s:c:h")) != -1) {
 		switch (opt) {
 		case 'p':

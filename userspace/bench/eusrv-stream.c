@@ -155,21 +155,14 @@ int main(int argc, char **argv)
 	uint64_t port = DEF_PORT, seconds = DEF_SECONDS, chunk = DEF_CHUNK;
 	const char *host = NULL;
 	bool server, once = false;
-	int opt;
+	int opt, role;
 
-	if (argc < 2 || (strcmp(argv[1], "server") && strcmp(argv[1], "client"))) {
+	role = bench_role(argc, argv, &host);
+	if (role < 0) {
 		usage(stderr);
 		return 2;
 	}
-	server = !strcmp(argv[1], "server");
-	if (!server) {
-		if (argc < 3) {
-			usage(stderr);
-			return 2;
-		}
-		host = argv[2];
-	}
-	optind = server ? 2 : 3;
+	server = role;
 	while ((opt = getopt(argc, argv, "p:1t:c:h")) != -1) {
 		switch (opt) {
 		case 'p':

@@ -87,6 +87,18 @@ static int get_stats(int fd, struct eusrv_sor_stats *s)
 	return 0;
 }
 
+/* The device, open, and its counters read: the descriptor, or -1 (said). */
+static int open_with_stats(struct eusrv_sor_stats *s)
+{
+	int fd = open_dev();
+
+	if (fd >= 0 && get_stats(fd, s)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static int cmd_peers(void)
 {
 	struct eusrv_sor_stats s;
@@ -189,14 +201,10 @@ static int cmd_conns(bool closed)
 	struct sor_peers p;
 	const char *path;
 	uint32_t room = 64, nroom = 64, i, n, nn;
-	int fd = open_dev();
+	int fd = open_with_stats(&s);
 
 	if (fd < 0)
 		return 1;
-	if (get_stats(fd, &s)) {
-		close(fd);
-		return 1;
-	}
 	load_peers(&p, &path);
 	for (;;) {
 		free(cs);
@@ -271,14 +279,10 @@ static int cmd_conns(bool closed)
 static int cmd_stats(void)
 {
 	struct eusrv_sor_stats s;
-	int fd = open_dev();
+	int fd = open_with_stats(&s);
 
 	if (fd < 0)
 		return 1;
-	if (get_stats(fd, &s)) {
-		close(fd);
-		return 1;
-	}
 	close(fd);
 #define P(f) printf(#f "=%" PRIu64 "\n", (uint64_t)s.f)
 	P(node);
