@@ -82,6 +82,42 @@ static unsigned char pat(uint64_t i, unsigned int seed)
 	return (unsigned char)((i * 131 + seed) ^ (i >> 9));
 }
 
+/* Send C bytes (at most 64 KiB) of pattern SEED from stream position POS. */
+static ssize_t send_pat(int fd, uint64_t pos, size_t c, unsigned int seed)
+{
+	static unsigned char out[65536];
+	size_t k;
+
+	if (c > sizeof(out))
+		c = sizeof(out);
+	for (k = 0; k < c; k++)
+		out[k] = pat(pos + k, seed);
+	return send(fd, out, c, MSG_NOSIGNAL);
+}
+
+/* How many of the N bytes at IN are not pattern SEED from position POS. */
+static uint64_t pat_bad(const unsigned char *in, size_t n, uint64_t pos, unsigned int seed)
+{
+	uint64_t bad = 0;
+	size_t k;
+
+	for (k = 0; k < n; k++)
+		bad += in[k] != pat(pos + k, seed);
+	return bad;
+}
+
+/* Up to 1 s for FD to become readable, or writable unless SHUT: revents. */
+static short poll_rw(int fd, bool shut, const char *what)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	if (!shut)
+		p.events |= POLLOUT;
+	if (poll(&p, 1, 1000) < 0 && errno != EINTR)
+		die(what);
+	return p.revents;
+}
+
 static void write_all(int fd, const void *b, size_t n)
 {
 	const unsigned char *p = b;
@@ -129,12 +165,10 @@ static void serve_integrity(int fd)
 	while (i < n) {
 		size_t want = n - i < sizeof(buf) ? (size_t)(n - i) : sizeof(buf);
 		ssize_t r = read(fd, buf, want);
-		ssize_t k;
 
 		if (r <= 0)
 			die("integrity: read");
-		for (k = 0; k < r; k++)
-			bad += buf[k] != pat(i + (uint64_t)k, 1);
+		bad += pat_bad((const unsigned char *)buf, (size_t)r, i, 1);
 		i += (uint64_t)r;
 	}
 	write_all(fd, &bad, sizeof(bad));
@@ -512,12 +546,11 @@ static void t_integrity(const char *host, const char *port, uint64_t n)
 	if (bad)
 		fail("the server saw corrupted bytes");
 	for (i = 0; i < n;) {
-		ssize_t r = recv(fd, buf, sizeof(buf), 0), k;
+		ssize_t r = recv(fd, buf, sizeof(buf), 0);
 
 		if (r <= 0)
 			die("recv back");
-		for (k = 0; k < r; k++)
-			bad += buf[k] != pat(i + (uint64_t)k, 2);
+		bad += pat_bad((const unsigned char *)buf, (size_t)r, i, 2);
 		i += (uint64_t)r;
 	}
 	if (bad)
@@ -545,12 +578,11 @@ static void t_closeflush(const char *host, const char *port, uint64_t n)
 	for (round = 0; round < 10; round++) {
 		int fd = start(host, port, 'C');
 		uint64_t i = 0, bad = 0;
-		ssize_t r, k;
+		ssize_t r;
 
 		write_all(fd, &n, sizeof(n));
 		while ((r = recv(fd, buf, sizeof(buf), 0)) > 0) {
-			for (k = 0; k < r; k++)
-				bad += buf[k] != pat(i + (uint64_t)k, 3);
+			bad += pat_bad((const unsigned char *)buf, (size_t)r, i, 3);
 			if (!i)
 				usleep(300000);
 			i += (uint64_t)r;
@@ -719,7 +751,7 @@ static void t_dup(const char *host, const char *port, uint64_t n)
 
 static void t_epoll(const char *host, const char *port, uint64_t n)
 {
-	static unsigned char out[65536], in[65536];
+	static unsigned char in[65536];
 	int fd = start(host, port, 'E');
 	int ep = epoll_create1(0), ep2 = epoll_create1(0), i;
 	struct epoll_event ev = { .events = EPOLLIN | EPOLLOUT | EPOLLET }, evs[4];
@@ -741,12 +773,8 @@ static void t_epoll(const char *host, const char *port, uint64_t n)
 		for (i = 0; i < k; i++) {
 			/* edge-triggered: drain both ways until EAGAIN */
 			while (sent < n) {
-				size_t c = (size_t)(n - sent < sizeof(out) ? n - sent : sizeof(out)), j;
-				ssize_t w;
+				ssize_t w = send_pat(fd, sent, (size_t)(n - sent), 3);
 
-				for (j = 0; j < c; j++)
-					out[j] = pat(sent + j, 3);
-				w = send(fd, out, c, MSG_NOSIGNAL);
 				if (w < 0 && errno == EAGAIN)
 					break;
 				if (w <= 0)
@@ -754,14 +782,13 @@ static void t_epoll(const char *host, const char *port, uint64_t n)
 				sent += (uint64_t)w;
 			}
 			for (;;) {
-				ssize_t r = recv(fd, in, sizeof(in), 0), j;
+				ssize_t r = recv(fd, in, sizeof(in), 0);
 
 				if (r < 0 && errno == EAGAIN)
 					break;
 				if (r <= 0)
 					die("recv");
-				for (j = 0; j < r; j++)
-					bad += in[j] != pat(got + (uint64_t)j, 3);
+				bad += pat_bad((const unsigned char *)in, (size_t)r, got, 3);
 				got += (uint64_t)r;
 			}
 		}
@@ -1281,7 +1308,7 @@ static int start_nb(const char *host, const char *port, char test)
 
 static void t_soak(const char *host, const char *port, uint64_t n)
 {
-	static unsigned char out[65536], in[65536];
+	static unsigned char in[65536];
 	const uint64_t len = 1 << 20;
 	double t0 = now_s();
 	uint64_t i;
@@ -1296,21 +1323,13 @@ static void t_soak(const char *host, const char *port, uint64_t n)
 		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK))
 			die("soak: O_NONBLOCK");
 		for (;;) {
-			struct pollfd p = { .fd = fd, .events = POLLIN };
-			ssize_t r, k;
+			short ev = poll_rw(fd, shut, "soak: poll");
+			ssize_t r;
 
-			if (!shut)
-				p.events |= POLLOUT;
-			if (poll(&p, 1, 1000) < 0 && errno != EINTR)
-				die("soak: poll");
 			if (now_s() - start_s > 30)
 				soak_stuck(i, sent, got);
-			if (!shut && (p.revents & POLLOUT)) {
-				size_t c = len - sent < sizeof(out) ? (size_t)(len - sent) : sizeof(out);
-
-				for (k = 0; k < (ssize_t)c; k++)
-					out[k] = pat(sent + (uint64_t)k, (unsigned int)i);
-				r = send(fd, out, c, MSG_NOSIGNAL);
+			if (!shut && (ev & POLLOUT)) {
+				r = send_pat(fd, sent, (size_t)(len - sent), (unsigned int)i);
 				if (r < 0 && errno != EAGAIN)
 					die("soak: send");
 				if (r > 0)
@@ -1326,10 +1345,10 @@ static void t_soak(const char *host, const char *port, uint64_t n)
 				die("soak: recv");
 			if (r == 0)
 				break;
-			for (k = 0; k < r; k++)
-				bad += in[k] != pat(got + (uint64_t)k, (unsigned int)i);
-			if (r > 0)
+			if (r > 0) {
+				bad += pat_bad(in, (size_t)r, got, (unsigned int)i);
 				got += (uint64_t)r;
+			}
 		}
 		if (got != len || bad) {
 			fprintf(stderr, "soak: connection %llu: %llu of %llu bytes back, %llu wrong\n",
@@ -1387,9 +1406,11 @@ static void t_forgotten(const char *host, const char *port, uint64_t n)
  * checked; every child must end within 30 s (a hang fails); the counts
  * must be exact where the ending makes them so.
  */
+#define STRESS_CHUNK	16384U
+
 static void stress_one(const char *host, const char *port, unsigned int i)
 {
-	static unsigned char out[16384], in[65536];
+	static unsigned char in[65536];
 	unsigned int how = i % 5;
 	uint64_t cut = 1 + (uint64_t)((i * 2654435761U) % 700000U);
 	uint64_t len = how == 0 ? (1 << 20) : cut + 300000, sent = 0, got = 0;
@@ -1402,27 +1423,21 @@ static void stress_one(const char *host, const char *port, unsigned int i)
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK))
 		die("stress: O_NONBLOCK");
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		ssize_t r, k;
+		short ev = poll_rw(fd, shut, "stress: poll");
+		ssize_t r;
 
-		if (!shut)
-			p.events |= POLLOUT;
-		if (poll(&p, 1, 1000) < 0 && errno != EINTR)
-			die("stress: poll");
 		if (!shut && (how == 1 || how == 3) && sent >= cut) {
 			if (how == 3)
 				raise(SIGKILL);
 			close(fd);
 			_exit(0);
 		}
-		if (!shut && (p.revents & POLLOUT)) {
-			size_t c = len - sent < sizeof(out) ? (size_t)(len - sent) : sizeof(out);
+		if (!shut && (ev & POLLOUT)) {
+			size_t c = len - sent < STRESS_CHUNK ? (size_t)(len - sent) : STRESS_CHUNK;
 
 			if (how == 2 && sent + c > cut)
 				c = (size_t)(cut - sent);
-			for (k = 0; k < (ssize_t)c; k++)
-				out[k] = pat(sent + (uint64_t)k, i);
-			r = send(fd, out, c, MSG_NOSIGNAL);
+			r = send_pat(fd, sent, c, i);
 			if (r < 0 && errno != EAGAIN) {
 				if (how == 4 && (errno == ECONNRESET || errno == EPIPE))
 					break;
@@ -1453,9 +1468,8 @@ static void stress_one(const char *host, const char *port, unsigned int i)
 			die("stress: recv");
 		if (r == 0)
 			break;
-		for (k = 0; k < r; k++)
-			if (in[k] != pat(got + (uint64_t)k, i))
-				fail("stress: a wrong byte came back");
+		if (pat_bad(in, (size_t)r, got, i))
+			fail("stress: a wrong byte came back");
 		got += (uint64_t)r;
 	}
 	if ((how == 0 && got != len) || (how == 2 && got != cut) ||
