@@ -193,7 +193,7 @@ static inline u32 cdma_chain_status(const struct cdma_chain *c, u32 idx)
 	return le32_to_cpu(READ_ONCE(c->ring[cdma_slot_of(idx)].status));
 }
 
-enum cdma_reclaim {
+enum cdma_chain_end {
 	CDMA_RECLAIM_EMPTY,	/* nothing in flight */
 	CDMA_RECLAIM_BUSY,	/* the oldest transfer has not completed */
 	CDMA_RECLAIM_ERROR,	/* the oldest transfer has an error status */
@@ -205,8 +205,8 @@ enum cdma_reclaim {
  * NULL) counts the transfers freed.  A transfer with a bad bookkeeping
  * count (broken ring) counts as an error.
  */
-static inline enum cdma_reclaim cdma_chain_reclaim(struct cdma_chain *c,
-						   unsigned int *freed)
+static inline enum cdma_chain_end cdma_chain_reclaim(struct cdma_chain *c,
+						     unsigned int *freed)
 {
 	while (c->tail != c->head) {
 		u32 n = c->slot[cdma_slot_of(c->tail)].nr, i;

@@ -168,10 +168,10 @@ static void cdma_hw_start(struct cdma_dev *cd)
 }
 
 /* Free completed transfers; lock held. */
-static enum cdma_reclaim cdma_reclaim(struct cdma_dev *cd)
+static enum cdma_chain_end cdma_reclaim(struct cdma_dev *cd)
 {
 	unsigned int freed = 0;
-	enum cdma_reclaim r = cdma_chain_reclaim(&cd->chain, &freed);
+	enum cdma_chain_end r = cdma_chain_reclaim(&cd->chain, &freed);
 
 	if (freed)
 		cdma_count(cd, CDMA_COMPLETED, freed);
@@ -224,7 +224,7 @@ static void cdma_err_work(struct work_struct *work)
 {
 	struct cdma_dev *cd = container_of(work, struct cdma_dev, err_work);
 	unsigned int nfail = 0;
-	enum cdma_reclaim r;
+	enum cdma_chain_end r;
 	u32 sr;
 
 	mutex_lock(&cdma_lock);
