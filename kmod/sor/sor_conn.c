@@ -36,16 +36,6 @@ static unsigned int sor_hist_next, sor_hist_count;
 static_assert(SOR_IDS_MAX == EUSRV_SOR_MAX_CONNS);
 static_assert(SOR_IDS_MAX == EUSRV_SOR_NO_ID);
 
-int sor_node(void)
-{
-	return eusrv_mbox_node_id();
-}
-
-u64 sor_conn_ring_phys(void *p)
-{
-	return (u64)virt_to_phys(p);
-}
-
 static void sor_conn_free_rings(struct sor_conn *c)
 {
 	if (c->snd_data)
@@ -218,6 +208,24 @@ void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
 }
 
 /*
+ * Start our NACK handshake (c->lock held); the work item sends it
+ * (sor_nack.c).  Here, in the core, since every way a connection ends
+ * (an abort too) starts it.
+ */
+void sor_conn_nack_start_locked(struct sor_conn *c, unsigned int reason)
+{
+	lockdep_assert_held(&c->lock);
+	if (c->nack_pending || c->peer_id == EUSRV_SOR_NO_ID)
+		return;
+	c->nack_pending = true;
+	c->nack_reason = reason;
+	c->nack_tries = 0;
+	if (sor_st_open(c->state) || c->state == EUSRV_SOR_ST_PEER_CLOSED)
+		sor_conn_set_state_locked(c, EUSRV_SOR_ST_NACK_WAIT, 0);
+	sor_conn_kick_locked(c, SOR_DO_NACK);
+}
+
+/*
  * The connection fails here: calls in progress get ERR, and unless REASON
  * is 0 the peer is told with a NACK request carrying REASON.
  */
@@ -230,7 +238,7 @@ void sor_conn_abort_locked(struct sor_conn *c, int err, unsigned int reason)
 		return;
 	sor_conn_set_state_locked(c, sor_st_on_abort(old), err);
 	if (reason && c->peer_id != EUSRV_SOR_NO_ID && !c->nack_pending)
-		sor_nack_start_locked(c, reason);
+		sor_conn_nack_start_locked(c, reason);
 	sor_conn_kick_locked(c, SOR_DO_RETIRE);
 }
 
@@ -462,7 +470,6 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 		kfree(c);
 		return ERR_PTR(id == -EAGAIN ? -ENOBUFS : id);
 	}
-	sor_ka_heard(peer_node);	/* keepalives start from now */
 	return c;
 }
 

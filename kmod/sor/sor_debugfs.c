@@ -29,9 +29,6 @@
 #include "sor_internal.h"
 
 static struct dentry *sor_debugfs_dir;
-atomic_t sor_drop_nacks = ATOMIC_INIT(0);
-u32 sor_serve_delay_ms;
-u64 sor_forge_addr;
 
 static ssize_t sor_forget_write(struct file *file, const char __user *buf,
 				size_t count, loff_t *ppos)

@@ -268,8 +268,11 @@ static inline void sor_count_add(enum sor_stat s, u64 n)
 	pr_debug_ratelimited(fmt, ##__VA_ARGS__);			\
 } while (0)
 
-/* sor_conn.c */
+/* sor_base.c */
 int sor_node(void);
+u64 sor_conn_ring_phys(void *p);
+
+/* sor_conn.c */
 struct sor_conn *sor_conn_new(unsigned int peer_node, bool client);
 int sor_conn_alloc_rings(struct sor_conn *c);
 struct sor_conn *sor_conn_get(unsigned int id);
@@ -278,6 +281,7 @@ void sor_conn_kick(struct sor_conn *c, enum sor_todo what);
 void sor_conn_kick_locked(struct sor_conn *c, enum sor_todo what);
 void sor_conn_arm_locked(struct sor_conn *c, unsigned int ms);
 void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err);
+void sor_conn_nack_start_locked(struct sor_conn *c, unsigned int reason);
 void sor_conn_abort_locked(struct sor_conn *c, int err, unsigned int reason);
 void sor_conn_flags_locked(struct sor_conn *c);
 void sor_conn_wake(struct sor_conn *c, int band);
@@ -295,9 +299,9 @@ u32 sor_conn_history(struct eusrv_sor_conn_stat *out, u32 room);
 void sor_conn_reset_node(unsigned int node, int err);
 int sor_conn_forget(unsigned int id);
 void sor_conn_exit(void);
-u64 sor_conn_ring_phys(void *p);
 
 /* sor_data.c */
+int sor_send(unsigned int node, u64 msg);
 void sor_rx_credit(struct sor_conn *c, u32 head);
 void sor_rx_arm(struct sor_conn *c, u32 pos);
 void sor_rx_data(struct sor_conn *c, u32 tail);
@@ -323,7 +327,6 @@ void sor_rx_nack(unsigned int src, unsigned int id, u64 msg);
 void sor_nack_send(struct sor_conn *c);
 void sor_nack_reply(struct sor_conn *c);
 void sor_nack_timer(struct sor_conn *c);
-void sor_nack_start_locked(struct sor_conn *c, unsigned int reason);
 void sor_nack_release(struct sor_conn *c);
 int sor_nack_send_raw(unsigned int node, unsigned int to_id,
 		      unsigned int kind, unsigned int reason,
@@ -355,9 +358,9 @@ int sor_setup_init(void);
 void sor_setup_exit(void);
 
 /* sor_debugfs.c */
-/* Fault injection (sor_debugfs.c): NACK requests still to lose. */
+/* Fault injection (sor_debugfs.c; defined in sor_nack.c): NACK requests still to lose. */
 extern atomic_t sor_drop_nacks;
-/* ... a slow server: ms each ConnRQ waits before it is served. */
+/* ... (sor_setup.c) a slow server: ms each ConnRQ waits before it is served. */
 extern u32 sor_serve_delay_ms;
 /* ... a hostile server: the frame its ADDR names instead of its own (0: its own). */
 extern u64 sor_forge_addr;
@@ -379,11 +382,9 @@ static inline bool sor_conn_setting_up(const struct sor_conn *c)
 }
 
 /* sor_tcp.c */
-void sor_tcp_start(struct sor_conn *c);
-void sor_tcp_stop(struct sor_conn *c);
-__poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait);
 ssize_t sor_tcp_rw(struct sor_conn *c, struct kiocb *iocb,
 		   struct iov_iter *iter, bool write);
+__poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait);
 long sor_tcp_ioctl(struct sor_conn *c, unsigned int cmd, unsigned long arg);
 int sor_tcp_socket_fd(struct sor_conn *c);
 
@@ -413,7 +414,5 @@ void sor_quar_exit(void);
 /* sor_rx.c */
 int sor_rx_init(void);
 void sor_rx_exit(void);
-int sor_send(unsigned int node, u64 msg);
-void sor_send_rst(unsigned int node, unsigned int to_id, unsigned int unknown_id);
 
 #endif /* EUSRV_SOR_INTERNAL_H */

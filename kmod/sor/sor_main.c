@@ -26,9 +26,6 @@
 
 #include "sor_internal.h"
 
-atomic64_t sor_stats[SOR_NR_STATS];
-struct workqueue_struct *sor_wq;
-
 static LIST_HEAD(sor_ctls);
 static DEFINE_MUTEX(sor_ctls_lock);
 
