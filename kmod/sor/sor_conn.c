@@ -24,6 +24,8 @@ static DEFINE_SPINLOCK(sor_tbl_lock);
 static struct sor_ids sor_ids;
 static struct sor_conn *sor_tbl[SOR_IDS_MAX];
 static bool sor_dying;
+/* The protocol above (sor_conn_init): what work, timer and teardown hand on. */
+static const struct sor_conn_ops *sor_proto;
 
 /*
  * The last connections that left the table (EUSRV_SOR_LIST_CLOSED), so
@@ -54,7 +56,7 @@ static void sor_conn_release(struct kref *ref)
 
 	sor_conn_free_rings(c);
 	sor_uncharge(&c->charge);
-	sor_setup_bg_free(c);
+	sor_proto->release(c);
 	if (c->bound)
 		fput(c->bound);
 	if (c->pidns)
@@ -330,7 +332,7 @@ static void sor_conn_unlink(struct sor_conn *c)
 	spin_unlock_irqrestore(&sor_tbl_lock, flags);
 	if (!was)
 		return;
-	sor_setup_drop_dummy(c);
+	sor_proto->unlinked(c);
 	/* No transfer or failure callback for C runs after this. */
 	eusrv_cdma_sync(c);
 	sor_conn_put(c);	/* the table's reference */
@@ -379,7 +381,7 @@ static void sor_conn_timeout(struct sor_conn *c)
 	spin_lock_irqsave(&c->lock, flags);
 	if (c->nack_pending) {
 		spin_unlock_irqrestore(&c->lock, flags);
-		sor_nack_timer(c);
+		sor_proto->nack_timeout(c);
 		return;
 	}
 	switch (c->state) {
@@ -397,7 +399,7 @@ static void sor_conn_timeout(struct sor_conn *c)
 		break;
 	default:
 		spin_unlock_irqrestore(&c->lock, flags);
-		sor_setup_timer(c);
+		sor_proto->setup_timeout(c);
 		return;
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
@@ -413,19 +415,19 @@ static void sor_conn_work(struct work_struct *w)
 	if (todo & BIT(SOR_DO_TIMER))
 		sor_conn_timeout(c);
 	if (todo & BIT(SOR_DO_REPLY))
-		sor_nack_reply(c);
+		sor_proto->reply(c);
 	if (todo & BIT(SOR_DO_NACK))
-		sor_nack_send(c);
+		sor_proto->nack(c);
 	if (todo & BIT(SOR_DO_NOTIFY))
-		sor_data_notify(c);
+		sor_proto->notify(c);
 	if (todo & BIT(SOR_DO_XFER))
-		sor_data_xfer(c);
+		sor_proto->xfer(c);
 	if (todo & BIT(SOR_DO_FIN))
-		sor_data_fin(c);
+		sor_proto->fin(c);
 	if (todo & BIT(SOR_DO_DUMMY))
-		sor_setup_dummy(c);
+		sor_proto->dummy(c);
 	if (todo & BIT(SOR_DO_CONNECT))
-		sor_setup_bg(c);
+		sor_proto->connect(c);
 	if (todo & BIT(SOR_DO_RETIRE))
 		sor_conn_try_retire(c);
 	sor_conn_put(c);	/* the queued work's reference */
@@ -584,6 +586,12 @@ void sor_conn_reset_node(unsigned int node, int err)
 	struct sor_reset_arg a = { .node = node, .err = err };
 
 	sor_conn_for_each(sor_conn_reset_one, &a);
+}
+
+/* Module init, before any connection: the protocol's part, OPS. */
+void sor_conn_init(const struct sor_conn_ops *ops)
+{
+	sor_proto = ops;
 }
 
 /* Module exit: no files (they pin the module), no handlers any more. */

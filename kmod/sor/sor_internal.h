@@ -272,7 +272,33 @@ static inline void sor_count_add(enum sor_stat s, u64 n)
 int sor_node(void);
 u64 sor_conn_ring_phys(void *p);
 
+/*
+ * What the core hands on to the protocol above it (sor_data.c,
+ * sor_nack.c, sor_setup.c), registered once by the module's init
+ * (sor_conn_init) before any connection exists: the core calls these,
+ * the protocol calls the core, never the other way round.
+ */
+struct sor_conn_ops {
+	/* The work item's jobs (sor_conn.todo bits), run in this order. */
+	void (*reply)(struct sor_conn *c);	/* SOR_DO_REPLY */
+	void (*nack)(struct sor_conn *c);	/* SOR_DO_NACK */
+	void (*notify)(struct sor_conn *c);	/* SOR_DO_NOTIFY */
+	void (*xfer)(struct sor_conn *c);	/* SOR_DO_XFER */
+	void (*fin)(struct sor_conn *c);	/* SOR_DO_FIN */
+	void (*dummy)(struct sor_conn *c);	/* SOR_DO_DUMMY */
+	void (*connect)(struct sor_conn *c);	/* SOR_DO_CONNECT */
+	/* The timer fired (work item): our NACK request is pending ... */
+	void (*nack_timeout)(struct sor_conn *c);
+	/* ... or in any state the core does not time itself. */
+	void (*setup_timeout)(struct sor_conn *c);
+	/* C left the id table (process context). */
+	void (*unlinked)(struct sor_conn *c);
+	/* C's last reference, before its memory goes (any context). */
+	void (*release)(struct sor_conn *c);
+};
+
 /* sor_conn.c */
+void sor_conn_init(const struct sor_conn_ops *ops);
 struct sor_conn *sor_conn_new(unsigned int peer_node, bool client);
 int sor_conn_alloc_rings(struct sor_conn *c);
 struct sor_conn *sor_conn_get(unsigned int id);
@@ -354,7 +380,16 @@ int sor_ulock_wait(struct sor_conn *c, u32 which);
 void sor_ulock_wake(struct sor_conn *c, u32 which);
 int sor_ulock_take(struct sor_conn *c, u32 which);
 void sor_ulock_give(struct sor_conn *c, u32 which);
-int sor_setup_init(void);
+/*
+ * What set-up needs of the file layer above it: the connection file (and
+ * its descriptor) CONNECT and ACCEPT hand over.  Registered by the
+ * module's init (sor_setup_init).
+ */
+struct sor_setup_ops {
+	int (*file_open)(struct sor_conn *c, u32 flags);
+};
+
+int sor_setup_init(const struct sor_setup_ops *ops);
 void sor_setup_exit(void);
 
 /* sor_debugfs.c */

@@ -291,6 +291,28 @@ static struct platform_driver sor_driver = {
 	.probe = sor_probe,
 };
 
+/*
+ * The layers, tied together: what the core's work item, timer and
+ * teardown hand on to the protocol, and what set-up needs of the files.
+ */
+static const struct sor_conn_ops sor_proto_ops = {
+	.reply = sor_nack_reply,
+	.nack = sor_nack_send,
+	.notify = sor_data_notify,
+	.xfer = sor_data_xfer,
+	.fin = sor_data_fin,
+	.dummy = sor_setup_dummy,
+	.connect = sor_setup_bg,
+	.nack_timeout = sor_nack_timer,
+	.setup_timeout = sor_setup_timer,
+	.unlinked = sor_setup_drop_dummy,
+	.release = sor_setup_bg_free,
+};
+
+static const struct sor_setup_ops sor_file_layer_ops = {
+	.file_open = sor_file_open,
+};
+
 static void sor_teardown(void)
 {
 	sor_debugfs_exit();
@@ -310,8 +332,9 @@ static int __init sor_init(void)
 	sor_wq = alloc_workqueue("eusrv_sor", WQ_UNBOUND, 0);
 	if (!sor_wq)
 		return -ENOMEM;
+	sor_conn_init(&sor_proto_ops);
 	sor_pool_init();
-	ret = sor_setup_init();
+	ret = sor_setup_init(&sor_file_layer_ops);
 	if (!ret)
 		ret = sor_rx_init();
 	if (ret) {

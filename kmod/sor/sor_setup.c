@@ -82,6 +82,8 @@ static DEFINE_SPINLOCK(sor_accept_lock);
  * a dropped connection (dummy_gone) gets no dummy any more.
  */
 static DEFINE_MUTEX(sor_dummy_mutex);
+/* The file layer above (sor_setup_init). */
+static const struct sor_setup_ops *sor_files;
 
 static unsigned int sor_shift_or_default(unsigned int shift)
 {
@@ -721,7 +723,7 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (!ret)
-		ret = sor_file_open(c, rq->flags);
+		ret = sor_files->file_open(c, rq->flags);
 	if (ret < 0 && ret != -ECONNABORTED && ret != -ETIMEDOUT &&
 	    ret != -ECONNRESET) {
 		spin_lock_irqsave(&c->lock, flags);
@@ -992,7 +994,7 @@ static int sor_connect_bg(struct sor_conn *c, struct sor_bg *bg, u32 flags,
 	/* The answer may be in already. */
 	sor_conn_kick_locked(c, SOR_DO_CONNECT);
 	spin_unlock_irqrestore(&c->lock, irqflags);
-	fd = sor_file_open(c, flags);
+	fd = sor_files->file_open(c, flags);
 	if (fd < 0) {
 		spin_lock_irqsave(&c->lock, irqflags);
 		bg->done = true;
@@ -1150,7 +1152,7 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 		return sor_connect_fail(c, ECONNREFUSED);
 	ret = sor_connect_send_addr(c);
 	if (!ret)
-		ret = sor_file_open(c, rq->flags);
+		ret = sor_files->file_open(c, rq->flags);
 	if (ret < 0) {
 		sor_count(SOR_S_CONNECT_FAILED);
 		spin_lock_irqsave(&c->lock, flags);
@@ -1164,8 +1166,9 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	return ret;
 }
 
-int sor_setup_init(void)
+int sor_setup_init(const struct sor_setup_ops *ops)
 {
+	sor_files = ops;
 	return 0;
 }
 
