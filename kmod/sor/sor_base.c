@@ -11,7 +11,7 @@
 
 #include <eusrv/mbox.h>
 
-#include "sor_internal.h"
+#include "sor_base.h"
 
 atomic64_t sor_stats[SOR_NR_STATS];
 struct workqueue_struct *sor_wq;

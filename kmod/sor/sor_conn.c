@@ -18,7 +18,7 @@
 #include <eusrv/mbox.h>
 
 #include "sor_ids.h"
-#include "sor_internal.h"
+#include "sor_conn.h"
 
 static DEFINE_SPINLOCK(sor_tbl_lock);
 static struct sor_ids sor_ids;

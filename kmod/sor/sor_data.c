@@ -25,7 +25,7 @@
 #include <eusrv/cdma.h>
 #include <eusrv/mbox.h>
 
-#include "sor_internal.h"
+#include "sor_data.h"
 
 /* How long a submitter waits for the engine's queue. */
 #define SOR_SUBMIT_TIMEOUT_MS	1000U

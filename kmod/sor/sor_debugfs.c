@@ -26,7 +26,9 @@
 #include <linux/kernel.h>
 #include <linux/uaccess.h>
 
-#include "sor_internal.h"
+#include "sor_file.h"
+#include "sor_nack.h"
+#include "sor_setup.h"
 
 static struct dentry *sor_debugfs_dir;
 

@@ -24,7 +24,13 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "sor_internal.h"
+#include "sor_conn.h"
+#include "sor_data.h"
+#include "sor_file.h"
+#include "sor_keepalive.h"
+#include "sor_nack.h"
+#include "sor_rx.h"
+#include "sor_setup.h"
 
 static LIST_HEAD(sor_ctls);
 static DEFINE_MUTEX(sor_ctls_lock);
@@ -72,6 +78,12 @@ static int sor_ctl_note(struct sor_ctl *ctl, const struct eusrv_sor_note *n)
 	mutex_unlock(&ctl->mutex);
 	sor_count(SOR_S_NOTES);
 	return 0;
+}
+
+/* Whether the caller may see what process owns something of user UID. */
+static bool sor_may_see_owner(kuid_t uid)
+{
+	return uid_eq(uid, current_euid()) || capable(CAP_NET_ADMIN);
 }
 
 struct sor_list_arg {

@@ -20,7 +20,8 @@
 
 #include <eusrv/mbox.h>
 
-#include "sor_internal.h"
+#include "sor_data.h"
+#include "sor_nack.h"
 
 #define SOR_NACK_SEND_TIMEOUT_MS	200U
 /* The largest errno a NACK reason may carry (EHWPOISON, 8 bits). */

@@ -14,7 +14,11 @@
 
 #include <eusrv/mbox.h>
 
-#include "sor_internal.h"
+#include "sor_data.h"
+#include "sor_keepalive.h"
+#include "sor_nack.h"
+#include "sor_rx.h"
+#include "sor_setup.h"
 
 /*
  * A message named our id UNKNOWN_ID, which is not in use with its sender

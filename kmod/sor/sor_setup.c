@@ -27,7 +27,10 @@
 #include <eusrv/board_hw.h>
 #include <eusrv/mbox.h>
 
-#include "sor_internal.h"
+#include "sor_data.h"
+#include "sor_keepalive.h"
+#include "sor_nack.h"
+#include "sor_setup.h"
 
 #define SOR_SETUP_SEND_TIMEOUT_MS	500U
 #define SOR_DEF_TIMEOUT_MS		2000U

@@ -20,7 +20,7 @@
 #include <linux/uio.h>
 #include <net/sock.h>
 
-#include "sor_internal.h"
+#include "sor_file.h"
 
 /* The socket's events; the caller waits on the file's queue, which the socket's wakes. */
 __poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait)
