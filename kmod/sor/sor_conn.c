@@ -7,7 +7,6 @@
 
 #include <linux/file.h>
 #include <linux/gfp.h>
-#include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/pid_namespace.h>
@@ -15,7 +14,6 @@
 #include <linux/slab.h>
 
 #include <eusrv/cdma.h>
-#include <eusrv/mbox.h>
 
 #include "sor_ids.h"
 #include "sor_conn.h"
