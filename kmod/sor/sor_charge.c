@@ -13,7 +13,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 
-#include "sor_internal.h"
+#include "sor_mem.h"
 
 /* The calling task's allowance: its user and locked-memory limit. */
 void sor_charge_owner(struct sor_owner *o)

@@ -7,7 +7,6 @@
 
 #include <linux/file.h>
 #include <linux/gfp.h>
-#include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/mm.h>
 #include <linux/pid_namespace.h>
@@ -15,15 +14,16 @@
 #include <linux/slab.h>
 
 #include <eusrv/cdma.h>
-#include <eusrv/mbox.h>
 
 #include "sor_ids.h"
-#include "sor_internal.h"
+#include "sor_conn.h"
 
 static DEFINE_SPINLOCK(sor_tbl_lock);
 static struct sor_ids sor_ids;
 static struct sor_conn *sor_tbl[SOR_IDS_MAX];
 static bool sor_dying;
+/* The protocol above (sor_conn_init): what work, timer and teardown hand on. */
+static const struct sor_conn_ops *sor_proto;
 
 /*
  * The last connections that left the table (EUSRV_SOR_LIST_CLOSED), so
@@ -35,16 +35,6 @@ static unsigned int sor_hist_next, sor_hist_count;
 
 static_assert(SOR_IDS_MAX == EUSRV_SOR_MAX_CONNS);
 static_assert(SOR_IDS_MAX == EUSRV_SOR_NO_ID);
-
-int sor_node(void)
-{
-	return eusrv_mbox_node_id();
-}
-
-u64 sor_conn_ring_phys(void *p)
-{
-	return (u64)virt_to_phys(p);
-}
 
 static void sor_conn_free_rings(struct sor_conn *c)
 {
@@ -64,7 +54,7 @@ static void sor_conn_release(struct kref *ref)
 
 	sor_conn_free_rings(c);
 	sor_uncharge(&c->charge);
-	sor_setup_bg_free(c);
+	sor_proto->release(c);
 	if (c->bound)
 		fput(c->bound);
 	if (c->pidns)
@@ -218,6 +208,24 @@ void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
 }
 
 /*
+ * Start our NACK handshake (c->lock held); the work item sends it
+ * (sor_nack.c).  Here, in the core, since every way a connection ends
+ * (an abort too) starts it.
+ */
+void sor_conn_nack_start_locked(struct sor_conn *c, unsigned int reason)
+{
+	lockdep_assert_held(&c->lock);
+	if (c->nack_pending || c->peer_id == EUSRV_SOR_NO_ID)
+		return;
+	c->nack_pending = true;
+	c->nack_reason = reason;
+	c->nack_tries = 0;
+	if (sor_st_open(c->state) || c->state == EUSRV_SOR_ST_PEER_CLOSED)
+		sor_conn_set_state_locked(c, EUSRV_SOR_ST_NACK_WAIT, 0);
+	sor_conn_kick_locked(c, SOR_DO_NACK);
+}
+
+/*
  * The connection fails here: calls in progress get ERR, and unless REASON
  * is 0 the peer is told with a NACK request carrying REASON.
  */
@@ -230,7 +238,7 @@ void sor_conn_abort_locked(struct sor_conn *c, int err, unsigned int reason)
 		return;
 	sor_conn_set_state_locked(c, sor_st_on_abort(old), err);
 	if (reason && c->peer_id != EUSRV_SOR_NO_ID && !c->nack_pending)
-		sor_nack_start_locked(c, reason);
+		sor_conn_nack_start_locked(c, reason);
 	sor_conn_kick_locked(c, SOR_DO_RETIRE);
 }
 
@@ -322,7 +330,7 @@ static void sor_conn_unlink(struct sor_conn *c)
 	spin_unlock_irqrestore(&sor_tbl_lock, flags);
 	if (!was)
 		return;
-	sor_setup_drop_dummy(c);
+	sor_proto->unlinked(c);
 	/* No transfer or failure callback for C runs after this. */
 	eusrv_cdma_sync(c);
 	sor_conn_put(c);	/* the table's reference */
@@ -371,7 +379,7 @@ static void sor_conn_timeout(struct sor_conn *c)
 	spin_lock_irqsave(&c->lock, flags);
 	if (c->nack_pending) {
 		spin_unlock_irqrestore(&c->lock, flags);
-		sor_nack_timer(c);
+		sor_proto->nack_timeout(c);
 		return;
 	}
 	switch (c->state) {
@@ -389,7 +397,7 @@ static void sor_conn_timeout(struct sor_conn *c)
 		break;
 	default:
 		spin_unlock_irqrestore(&c->lock, flags);
-		sor_setup_timer(c);
+		sor_proto->setup_timeout(c);
 		return;
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
@@ -405,19 +413,19 @@ static void sor_conn_work(struct work_struct *w)
 	if (todo & BIT(SOR_DO_TIMER))
 		sor_conn_timeout(c);
 	if (todo & BIT(SOR_DO_REPLY))
-		sor_nack_reply(c);
+		sor_proto->reply(c);
 	if (todo & BIT(SOR_DO_NACK))
-		sor_nack_send(c);
+		sor_proto->nack(c);
 	if (todo & BIT(SOR_DO_NOTIFY))
-		sor_data_notify(c);
+		sor_proto->notify(c);
 	if (todo & BIT(SOR_DO_XFER))
-		sor_data_xfer(c);
+		sor_proto->xfer(c);
 	if (todo & BIT(SOR_DO_FIN))
-		sor_data_fin(c);
+		sor_proto->fin(c);
 	if (todo & BIT(SOR_DO_DUMMY))
-		sor_setup_dummy(c);
+		sor_proto->dummy(c);
 	if (todo & BIT(SOR_DO_CONNECT))
-		sor_setup_bg(c);
+		sor_proto->connect(c);
 	if (todo & BIT(SOR_DO_RETIRE))
 		sor_conn_try_retire(c);
 	sor_conn_put(c);	/* the queued work's reference */
@@ -462,7 +470,6 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 		kfree(c);
 		return ERR_PTR(id == -EAGAIN ? -ENOBUFS : id);
 	}
-	sor_ka_heard(peer_node);	/* keepalives start from now */
 	return c;
 }
 
@@ -577,6 +584,12 @@ void sor_conn_reset_node(unsigned int node, int err)
 	struct sor_reset_arg a = { .node = node, .err = err };
 
 	sor_conn_for_each(sor_conn_reset_one, &a);
+}
+
+/* Module init, before any connection: the protocol's part, OPS. */
+void sor_conn_init(const struct sor_conn_ops *ops)
+{
+	sor_proto = ops;
 }
 
 /* Module exit: no files (they pin the module), no handlers any more. */

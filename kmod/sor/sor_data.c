@@ -25,11 +25,17 @@
 #include <eusrv/cdma.h>
 #include <eusrv/mbox.h>
 
-#include "sor_internal.h"
+#include "sor_data.h"
 
 /* How long a submitter waits for the engine's queue. */
 #define SOR_SUBMIT_TIMEOUT_MS	1000U
 #define SOR_SEND_TIMEOUT_MS	1000U
+
+/* A message to NODE, from any context (a full mailbox refuses it). */
+int sor_send(unsigned int node, u64 msg)
+{
+	return eusrv_mbox_send(node, msg);
+}
 
 /*
  * The send tail user space wrote, checked: forward from the last accepted
@@ -206,7 +212,7 @@ void sor_data_after_sent_locked(struct sor_conn *c)
 		c->progress = jiffies;
 		if (!c->busy && sor_data_check_tail_locked(c, &tail) &&
 		    tail == c->snd_head)
-			sor_nack_start_locked(c, 0);
+			sor_conn_nack_start_locked(c, 0);
 	}
 	if (c->reply_owed && !c->busy)
 		sor_conn_kick_locked(c, SOR_DO_REPLY);

@@ -26,12 +26,11 @@
 #include <linux/kernel.h>
 #include <linux/uaccess.h>
 
-#include "sor_internal.h"
+#include "sor_file.h"
+#include "sor_nack.h"
+#include "sor_setup.h"
 
 static struct dentry *sor_debugfs_dir;
-atomic_t sor_drop_nacks = ATOMIC_INIT(0);
-u32 sor_serve_delay_ms;
-u64 sor_forge_addr;
 
 static ssize_t sor_forget_write(struct file *file, const char __user *buf,
 				size_t count, loff_t *ppos)

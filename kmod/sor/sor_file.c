@@ -21,7 +21,10 @@
 #include <linux/uaccess.h>
 #include <asm/ioctls.h>
 
-#include "sor_internal.h"
+#include "sor_data.h"
+#include "sor_file.h"
+#include "sor_nack.h"
+#include "sor_setup.h"
 
 /* The mapping's parts (uapi/eusrv/sor.h). */
 static u64 sor_map_snd_data(const struct sor_conn *c)

@@ -26,7 +26,8 @@
 #include <eusrv/board_hw.h>
 #include <eusrv/mbox.h>
 
-#include "sor_internal.h"
+#include "sor_data.h"
+#include "sor_keepalive.h"
 
 static DEFINE_SPINLOCK(sor_ka_lock);
 static unsigned long sor_ka_last[EUSRV_MAX_NODES];	/* jiffies heard */

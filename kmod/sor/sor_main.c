@@ -24,10 +24,13 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "sor_internal.h"
-
-atomic64_t sor_stats[SOR_NR_STATS];
-struct workqueue_struct *sor_wq;
+#include "sor_conn.h"
+#include "sor_data.h"
+#include "sor_file.h"
+#include "sor_keepalive.h"
+#include "sor_nack.h"
+#include "sor_rx.h"
+#include "sor_setup.h"
 
 static LIST_HEAD(sor_ctls);
 static DEFINE_MUTEX(sor_ctls_lock);
@@ -75,6 +78,12 @@ static int sor_ctl_note(struct sor_ctl *ctl, const struct eusrv_sor_note *n)
 	mutex_unlock(&ctl->mutex);
 	sor_count(SOR_S_NOTES);
 	return 0;
+}
+
+/* Whether the caller may see what process owns something of user UID. */
+static bool sor_may_see_owner(kuid_t uid)
+{
+	return uid_eq(uid, current_euid()) || capable(CAP_NET_ADMIN);
 }
 
 struct sor_list_arg {
@@ -294,6 +303,28 @@ static struct platform_driver sor_driver = {
 	.probe = sor_probe,
 };
 
+/*
+ * The layers, tied together: what the core's work item, timer and
+ * teardown hand on to the protocol, and what set-up needs of the files.
+ */
+static const struct sor_conn_ops sor_proto_ops = {
+	.reply = sor_nack_reply,
+	.nack = sor_nack_send,
+	.notify = sor_data_notify,
+	.xfer = sor_data_xfer,
+	.fin = sor_data_fin,
+	.dummy = sor_setup_dummy,
+	.connect = sor_setup_bg,
+	.nack_timeout = sor_nack_timer,
+	.setup_timeout = sor_setup_timer,
+	.unlinked = sor_setup_drop_dummy,
+	.release = sor_setup_bg_free,
+};
+
+static const struct sor_setup_ops sor_file_layer_ops = {
+	.file_open = sor_file_open,
+};
+
 static void sor_teardown(void)
 {
 	sor_debugfs_exit();
@@ -313,8 +344,9 @@ static int __init sor_init(void)
 	sor_wq = alloc_workqueue("eusrv_sor", WQ_UNBOUND, 0);
 	if (!sor_wq)
 		return -ENOMEM;
+	sor_conn_init(&sor_proto_ops);
 	sor_pool_init();
-	ret = sor_setup_init();
+	ret = sor_setup_init(&sor_file_layer_ops);
 	if (!ret)
 		ret = sor_rx_init();
 	if (ret) {

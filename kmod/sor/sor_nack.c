@@ -20,13 +20,17 @@
 
 #include <eusrv/mbox.h>
 
-#include "sor_internal.h"
+#include "sor_data.h"
+#include "sor_nack.h"
 
 #define SOR_NACK_SEND_TIMEOUT_MS	200U
 /* The largest errno a NACK reason may carry (EHWPOISON, 8 bits). */
 #define SOR_NACK_MAX_ERRNO		133U
 /* Bits 47:24 of a NACK are zero. */
 #define SOR_NACK_USED_BITS		24
+
+/* Fault injection (sor_debugfs.c): NACK requests still to lose. */
+atomic_t sor_drop_nacks = ATOMIC_INIT(0);
 
 int sor_nack_send_raw(unsigned int node, unsigned int to_id, unsigned int kind,
 		      unsigned int reason, unsigned int from_id)
@@ -37,20 +41,6 @@ int sor_nack_send_raw(unsigned int node, unsigned int to_id, unsigned int kind,
 	if (!ret)
 		sor_count(SOR_S_NACKS_SENT);
 	return ret;
-}
-
-/* Start our handshake (c->lock held); the work item sends it. */
-void sor_nack_start_locked(struct sor_conn *c, unsigned int reason)
-{
-	lockdep_assert_held(&c->lock);
-	if (c->nack_pending || c->peer_id == EUSRV_SOR_NO_ID)
-		return;
-	c->nack_pending = true;
-	c->nack_reason = reason;
-	c->nack_tries = 0;
-	if (sor_st_open(c->state) || c->state == EUSRV_SOR_ST_PEER_CLOSED)
-		sor_conn_set_state_locked(c, EUSRV_SOR_ST_NACK_WAIT, 0);
-	sor_conn_kick_locked(c, SOR_DO_NACK);
 }
 
 /* Work item: send (or resend) our request and arm the resend timer. */
@@ -186,7 +176,7 @@ static void sor_nack_request_locked(struct sor_conn *c,
 					  (err ? err : ECONNRESET) : 0);
 	if (old == EUSRV_SOR_ST_CLOSING)
 		/* The peer takes no more: our own handshake now. */
-		sor_nack_start_locked(c, 0);
+		sor_conn_nack_start_locked(c, 0);
 	/* Refused before the server had an id: nothing to answer. */
 	if (n->sender_id == EUSRV_SOR_NO_ID)
 		return;
@@ -277,7 +267,7 @@ void sor_nack_release(struct sor_conn *c)
 		sor_data_idle_locked(c);
 		break;
 	case SOR_CLOSE_NACK:
-		sor_nack_start_locked(c, reason);
+		sor_conn_nack_start_locked(c, reason);
 		break;
 	case SOR_CLOSE_WAIT:
 		break;

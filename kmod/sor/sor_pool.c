@@ -16,7 +16,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
-#include "sor_internal.h"
+#include "sor_mem.h"
 
 /* Ready blocks kept of each size: enough for a burst of connects. */
 #define SOR_POOL_TARGET		8U

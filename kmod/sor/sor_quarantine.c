@@ -21,7 +21,7 @@
 
 #include <eusrv/board_hw.h>
 
-#include "sor_internal.h"
+#include "sor_mem.h"
 
 /* After a node came back and got KEEPALIVE(reset): it has reset by then. */
 #define SOR_QUAR_GRACE_MS	2000U

@@ -14,19 +14,18 @@
 
 #include <eusrv/mbox.h>
 
-#include "sor_internal.h"
-
-int sor_send(unsigned int node, u64 msg)
-{
-	return eusrv_mbox_send(node, msg);
-}
+#include "sor_data.h"
+#include "sor_keepalive.h"
+#include "sor_nack.h"
+#include "sor_rx.h"
+#include "sor_setup.h"
 
 /*
  * A message named our id UNKNOWN_ID, which is not in use with its sender
  * TO_ID on NODE: tell it, as TCP answers a segment for no connection with
  * RST, so that it never waits on a connection we forgot.
  */
-void sor_send_rst(unsigned int node, unsigned int to_id, unsigned int unknown_id)
+static void sor_send_rst(unsigned int node, unsigned int to_id, unsigned int unknown_id)
 {
 	if (to_id >= EUSRV_SOR_NO_ID)
 		return;

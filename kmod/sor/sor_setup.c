@@ -27,12 +27,20 @@
 #include <eusrv/board_hw.h>
 #include <eusrv/mbox.h>
 
-#include "sor_internal.h"
+#include "sor_data.h"
+#include "sor_keepalive.h"
+#include "sor_nack.h"
+#include "sor_setup.h"
 
 #define SOR_SETUP_SEND_TIMEOUT_MS	500U
 #define SOR_DEF_TIMEOUT_MS		2000U
 #define SOR_MAX_TIMEOUT_MS		60000U
 #define SOR_DUMMY_TIMEOUT_MS		2000U
+
+/* Fault injection (sor_debugfs.c): a slow server, ms each ConnRQ waits. */
+u32 sor_serve_delay_ms;
+/* ... a hostile server: the frame its ADDR names (0: its own rings). */
+u64 sor_forge_addr;
 
 /* A registration of LISTEN (docs/protocol.md section 3). */
 struct sor_listener {
@@ -77,6 +85,8 @@ static DEFINE_SPINLOCK(sor_accept_lock);
  * a dropped connection (dummy_gone) gets no dummy any more.
  */
 static DEFINE_MUTEX(sor_dummy_mutex);
+/* The file layer above (sor_setup_init). */
+static const struct sor_setup_ops *sor_files;
 
 static unsigned int sor_shift_or_default(unsigned int shift)
 {
@@ -392,7 +402,7 @@ void sor_setup_dummy(struct sor_conn *c)
 	spin_lock_irqsave(&c->lock, flags);
 	if (!c->released) {
 		c->released = true;
-		sor_nack_start_locked(c, ECONNABORTED);
+		sor_conn_nack_start_locked(c, ECONNABORTED);
 		sor_conn_kick_locked(c, SOR_DO_RETIRE);
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
@@ -420,6 +430,7 @@ static void sor_setup_serve(struct work_struct *w)
 		sor_refuse(node, r->client_id, ENOMEM);
 		goto out;
 	}
+	sor_ka_heard(node);	/* keepalives start from now */
 	kref_get(&c->ref);	/* ours, besides the table's */
 	c->peer_id = r->client_id;
 	c->lport = r->rq.dport;
@@ -609,7 +620,7 @@ void sor_setup_timer(struct sor_conn *c)
 		/* The program never accepted the dummy. */
 		c->released = true;
 		if (sor_st_open(c->state))
-			sor_nack_start_locked(c, ECONNABORTED);
+			sor_conn_nack_start_locked(c, ECONNABORTED);
 		else
 			sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
 		sor_conn_kick_locked(c, SOR_DO_RETIRE);
@@ -715,7 +726,7 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (!ret)
-		ret = sor_file_open(c, rq->flags);
+		ret = sor_files->file_open(c, rq->flags);
 	if (ret < 0 && ret != -ECONNABORTED && ret != -ETIMEDOUT &&
 	    ret != -ECONNRESET) {
 		spin_lock_irqsave(&c->lock, flags);
@@ -809,6 +820,60 @@ static int sor_connect_rings(struct sor_conn *c, const struct sor_owner *owner)
 }
 
 /* ---- client: non-blocking CONNECT, in the background ---------------------- */
+
+/*
+ * The TCP the connection turns to when its background set-up fails: the
+ * file then serves the caller's own socket (sor_tcp.c), woken through the
+ * wait entry added here.
+ */
+/* The socket woke its waiters: so do we (any context, its queue locked). */
+static int sor_tcp_woken(struct wait_queue_entry *wq, unsigned int mode,
+			 int sync, void *key)
+{
+	struct sor_bg *bg = container_of(wq, struct sor_bg, tcp_wait);
+
+	wake_up_all(&bg->conn->wq);
+	kill_fasync(&bg->conn->fasync, SIGIO, POLL_IN);
+	return 0;
+}
+
+/*
+ * Connect C's socket over TCP to where connect() was asked, and have its
+ * wake-ups wake the file's waiters; the caller then lets the file serve
+ * it (c->tcp).  An error the connect fails with at once becomes the
+ * socket's pending error, as one TCP finds later would.  Process context.
+ */
+static void sor_tcp_start(struct sor_conn *c)
+{
+	struct socket *sock = sock_from_file(c->bound);
+	struct sor_bg *bg = c->bg;
+	int ret;
+
+	ret = kernel_connect(sock, (struct sockaddr *)&bg->addr, bg->addrlen,
+			     O_NONBLOCK);
+	if (ret && ret != -EINPROGRESS) {
+		lock_sock(sock->sk);
+		sock->sk->sk_err = -ret;
+		release_sock(sock->sk);
+		sk_error_report(sock->sk);
+	}
+	init_waitqueue_func_entry(&bg->tcp_wait, sor_tcp_woken);
+	add_wait_queue(sk_sleep(sock->sk), &bg->tcp_wait);
+	bg->tcp_waiting = true;
+}
+
+/*
+ * The connection goes (its last reference, while it still holds the
+ * socket): no more wake-ups from the socket.  The file may be gone long
+ * before, and a set-up that turned to TCP just as the file went still
+ * adds its entry; only this is sure to come after it.
+ */
+static void sor_tcp_stop(struct sor_conn *c)
+{
+	if (c->bg->tcp_waiting)
+		remove_wait_queue(sk_sleep(sock_from_file(c->bound)->sk),
+				  &c->bg->tcp_wait);
+}
 
 /*
  * The set-up failed with ERR (bg->done is ours).  The file shows nothing
@@ -932,7 +997,7 @@ static int sor_connect_bg(struct sor_conn *c, struct sor_bg *bg, u32 flags,
 	/* The answer may be in already. */
 	sor_conn_kick_locked(c, SOR_DO_CONNECT);
 	spin_unlock_irqrestore(&c->lock, irqflags);
-	fd = sor_file_open(c, flags);
+	fd = sor_files->file_open(c, flags);
 	if (fd < 0) {
 		spin_lock_irqsave(&c->lock, irqflags);
 		bg->done = true;
@@ -1038,6 +1103,7 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 		fput(bound);
 		return PTR_ERR(c) == -ENOBUFS ? -ENOMEM : PTR_ERR(c);
 	}
+	sor_ka_heard(rq->node);	/* keepalives start from now */
 	kref_get(&c->ref);	/* ours, besides the table's */
 	/* The port stays the socket's until the connection has gone. */
 	c->bound = bound;
@@ -1089,7 +1155,7 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 		return sor_connect_fail(c, ECONNREFUSED);
 	ret = sor_connect_send_addr(c);
 	if (!ret)
-		ret = sor_file_open(c, rq->flags);
+		ret = sor_files->file_open(c, rq->flags);
 	if (ret < 0) {
 		sor_count(SOR_S_CONNECT_FAILED);
 		spin_lock_irqsave(&c->lock, flags);
@@ -1103,8 +1169,9 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	return ret;
 }
 
-int sor_setup_init(void)
+int sor_setup_init(const struct sor_setup_ops *ops)
 {
+	sor_files = ops;
 	return 0;
 }
 

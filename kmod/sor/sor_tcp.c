@@ -6,7 +6,8 @@
  * the socket, and the program may have put that file in an epoll set: so
  * the file stays, the driver connects the socket to where the program
  * asked, and the file then serves the socket: its poll (woken through a
- * wait entry on the socket's queue), read and write.  User space takes a
+ * wait entry on the socket's queue), read and write.  The connect and the
+ * wait entry are the set-up's (sor_setup.c); this file serves the socket.  User space takes a
  * descriptor of the socket (EUSRV_SOR_SOCKET) for the other socket calls.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -19,56 +20,7 @@
 #include <linux/uio.h>
 #include <net/sock.h>
 
-#include "sor_internal.h"
-
-/* The socket woke its waiters: so do we (any context, its queue locked). */
-static int sor_tcp_woken(struct wait_queue_entry *wq, unsigned int mode,
-			 int sync, void *key)
-{
-	struct sor_bg *bg = container_of(wq, struct sor_bg, tcp_wait);
-
-	wake_up_all(&bg->conn->wq);
-	kill_fasync(&bg->conn->fasync, SIGIO, POLL_IN);
-	return 0;
-}
-
-/*
- * Connect C's socket over TCP to where connect() was asked, and have its
- * wake-ups wake the file's waiters; the caller then lets the file serve
- * it (c->tcp).  An error the connect fails with at once becomes the
- * socket's pending error, as one TCP finds later would.  Process context.
- */
-void sor_tcp_start(struct sor_conn *c)
-{
-	struct socket *sock = sock_from_file(c->bound);
-	struct sor_bg *bg = c->bg;
-	int ret;
-
-	ret = kernel_connect(sock, (struct sockaddr *)&bg->addr, bg->addrlen,
-			     O_NONBLOCK);
-	if (ret && ret != -EINPROGRESS) {
-		lock_sock(sock->sk);
-		sock->sk->sk_err = -ret;
-		release_sock(sock->sk);
-		sk_error_report(sock->sk);
-	}
-	init_waitqueue_func_entry(&bg->tcp_wait, sor_tcp_woken);
-	add_wait_queue(sk_sleep(sock->sk), &bg->tcp_wait);
-	bg->tcp_waiting = true;
-}
-
-/*
- * The connection goes (its last reference, while it still holds the
- * socket): no more wake-ups from the socket.  The file may be gone long
- * before, and a set-up that turned to TCP just as the file went still
- * adds its entry; only this is sure to come after it.
- */
-void sor_tcp_stop(struct sor_conn *c)
-{
-	if (c->bg->tcp_waiting)
-		remove_wait_queue(sk_sleep(sock_from_file(c->bound)->sk),
-				  &c->bg->tcp_wait);
-}
+#include "sor_file.h"
 
 /* The socket's events; the caller waits on the file's queue, which the socket's wakes. */
 __poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait)

@@ -14,7 +14,7 @@
 #include <linux/sched/signal.h>
 #include <linux/wait.h>
 
-#include "sor_internal.h"
+#include "sor_file.h"
 
 /* How often a waiter looks whether the holder still exists. */
 #define SOR_ULOCK_POLL		(HZ / 10)

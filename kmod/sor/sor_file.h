@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * eusrv_sor files, the top layer: connection files (sor_file.c), the TCP
+ * socket a failed background set-up turns into (sor_tcp.c), the lock
+ * words shared with user space (sor_ulock.c), debugfs (sor_debugfs.c).
+ * The control file and the module are sor_main.c.
+ */
+#ifndef EUSRV_SOR_FILE_H
+#define EUSRV_SOR_FILE_H
+
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/types.h>
+
+#include "sor_conn.h"
+
+/* sor_file.c */
+int sor_file_open(struct sor_conn *c, u32 flags);
+
+/* sor_tcp.c */
+ssize_t sor_tcp_rw(struct sor_conn *c, struct kiocb *iocb,
+		   struct iov_iter *iter, bool write);
+__poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait);
+long sor_tcp_ioctl(struct sor_conn *c, unsigned int cmd, unsigned long arg);
+int sor_tcp_socket_fd(struct sor_conn *c);
+
+/* sor_ulock.c: the rings' lock words shared with user space. */
+void sor_ulock_note_ns(struct sor_conn *c);
+int sor_ulock_wait(struct sor_conn *c, u32 which);
+void sor_ulock_wake(struct sor_conn *c, u32 which);
+int sor_ulock_take(struct sor_conn *c, u32 which);
+void sor_ulock_give(struct sor_conn *c, u32 which);
+
+/* sor_debugfs.c */
+void sor_debugfs_init(void);
+void sor_debugfs_exit(void);
+
+#endif /* EUSRV_SOR_FILE_H */

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * eusrv_sor ring memory, below the connection core: the pool of zeroed
+ * blocks (sor_pool.c), the quarantine of blocks a peer may still write
+ * (sor_quarantine.c) and the charge on the owner's locked memory
+ * (sor_charge.c).
+ */
+#ifndef EUSRV_SOR_MEM_H
+#define EUSRV_SOR_MEM_H
+
+#include <linux/types.h>
+
+#include "sor_base.h"
+
+struct user_struct;
+
+/* Whom ring memory is charged to, and up to how many pages (sor_charge.c). */
+struct sor_owner {
+	struct user_struct *user;
+	unsigned long limit;		/* pages, or RLIM_INFINITY */
+};
+
+/* A charge held: PAGES on USER's locked_vm. */
+struct sor_charge {
+	struct user_struct *user;
+	unsigned long pages;
+};
+
+void sor_charge_owner(struct sor_owner *o);
+void sor_charge_owner_put(struct sor_owner *o);
+unsigned long sor_charge_pages(u32 snd, u32 rcv);
+int sor_charge(struct sor_charge *ch, const struct sor_owner *o,
+	       unsigned long pages);
+void sor_uncharge(struct sor_charge *ch);
+
+/* sor_pool.c */
+void *sor_pool_get(size_t len);
+void sor_pool_put(void *p, size_t len);
+void sor_pool_init(void);
+void sor_pool_exit(void);
+
+/* sor_quarantine.c */
+void sor_quar_add(unsigned int node, void *blk, size_t len);
+void sor_quar_node_back(unsigned int node);
+void sor_quar_node_gone(unsigned int node);
+void sor_quar_tick(void);
+u64 sor_quar_bytes(void);
+void sor_quar_exit(void);
+
+#endif /* EUSRV_SOR_MEM_H */
