@@ -22,9 +22,6 @@ _Static_assert(EUSRV_MBOX_FIFO + EUSRV_MBOX_FIFO_DEPTH *
 	       sizeof(struct eusrv_mbox_fifo_entry) <= EUSRV_MBOX_TXQ,
 	       "inbound FIFO fits below the outbound queue");
 
-/* store() result meaning "the FIFO is full, the store keeps waiting". */
-#define MBOX_ST_WAIT		UINT32_MAX
-
 #define MBOX_IE_MASK	(EUSRV_MBOX_CTRL_ENQ_IE | EUSRV_MBOX_CTRL_FULL_IE | \
 			 EUSRV_MBOX_CTRL_TXDONE_IE | EUSRV_MBOX_CTRL_ERR_IE)
 
@@ -120,14 +117,36 @@ static void stall_update(struct mbox *d)
 	}
 }
 
+/*
+ * D's FIFO has no room for a store: then, as a Dekker handshake with the
+ * consumer, which stores RX_CONS, fences and then loads RX_STALLED, store
+ * RX_STALLED, fence, and load RX_CONS again, so that either we see its
+ * progress or it sees the flag and kicks.  True if the FIFO is still full.
+ */
+static bool fifo_full(struct mbox *d)
+{
+	if (fifo_space(d))
+		return false;
+	d->stalled = true;
+	/* Always stored: the node may have scribbled over it. */
+	wr32(d->page, EUSRV_MBOX_RX_STALLED, 1);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return !fifo_space(d);
+}
+
+/* A store starts to wait on D's FIFO: a new "FIFO full" event if the first. */
+static void full_event(struct mbox *d)
+{
+	if (d->waiters || d->dma_waiters)
+		return;
+	d->full_cnt++;
+	wr32(d->page, EUSRV_MBOX_FULL_CNT, d->full_cnt);
+	d->causes |= EUSRV_MBOX_CTRL_FULL_IE;
+}
+
 static void start_wait(struct mbox *s, struct mbox *d)
 {
-	if (!d->waiters && !d->dma_waiters) {
-		/* A new "FIFO full" event for the destination. */
-		d->full_cnt++;
-		wr32(d->page, EUSRV_MBOX_FULL_CNT, d->full_cnt);
-		d->causes |= EUSRV_MBOX_CTRL_FULL_IE;
-	}
+	full_event(d);
 	d->waiters |= 1U << s->node;
 	s->wait_dest = d;
 	s->wait_deadline_ms = now_ms(s) + EUSRV_MBOX_STORE_TIMEOUT_MS;
@@ -182,7 +201,7 @@ static struct mbox *inbox_target(struct mbox *s, uint64_t addr)
 
 /*
  * Perform one posted store of S: an EUSRV_MBOX_ST_* result, or
- * MBOX_ST_WAIT while the destination FIFO is full and time remains.
+ * MBOX_STORE_WAIT while the destination FIFO is full and time remains.
  */
 static uint32_t store(struct mbox *s, uint64_t addr, uint64_t msg)
 {
@@ -197,29 +216,17 @@ static uint32_t store(struct mbox *s, uint64_t addr, uint64_t msg)
 		stop_wait(s);
 		return EUSRV_MBOX_ST_DISABLED;
 	}
-	if (!fifo_space(d)) {
-		/*
-		 * Dekker with the consumer, which stores RX_CONS, fences and
-		 * then loads RX_STALLED: we store RX_STALLED, fence, and load
-		 * RX_CONS again, so either we see its progress or it sees
-		 * the flag and kicks.
-		 */
-		d->stalled = true;
-		/* Always stored: the node may have scribbled over it. */
-		wr32(d->page, EUSRV_MBOX_RX_STALLED, 1);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!fifo_space(d)) {
-			if (!s->wait_dest) {
-				start_wait(s, d);
-			} else if (now_ms(s) >= s->wait_deadline_ms) {
-				stop_wait(s);
-				return EUSRV_MBOX_ST_FULL;
-			} else {
-				/* Woken early: keep the deadline's timer. */
-				s->ops->timer_arm(s, s->wait_deadline_ms);
-			}
-			return MBOX_ST_WAIT;
+	if (fifo_full(d)) {
+		if (!s->wait_dest) {
+			start_wait(s, d);
+		} else if (now_ms(s) >= s->wait_deadline_ms) {
+			stop_wait(s);
+			return EUSRV_MBOX_ST_FULL;
+		} else {
+			/* Woken early: keep the deadline's timer. */
+			s->ops->timer_arm(s, s->wait_deadline_ms);
 		}
+		return MBOX_STORE_WAIT;
 	}
 	deliver(d, s->node, msg);
 	stop_wait(s);
@@ -419,7 +426,7 @@ void mbox_run(struct mbox *m)
 		addr = rd64(m->page, off + offsetof(struct eusrv_mbox_txq_entry, addr));
 		msg = rd64(m->page, off + offsetof(struct eusrv_mbox_txq_entry, data));
 		st = store(m, addr, msg);
-		if (st == MBOX_ST_WAIT)
+		if (st == MBOX_STORE_WAIT)
 			return;
 		complete(m, st);
 	}
@@ -466,28 +473,18 @@ uint32_t mbox_dma_store(struct mbox *s, struct mbox_dma_wait *w,
 		mbox_dma_cancel(s, w);
 		return EUSRV_MBOX_ST_DISABLED;
 	}
-	if (!fifo_space(d)) {
-		/* The same handshake with the consumer as store(). */
-		d->stalled = true;
-		wr32(d->page, EUSRV_MBOX_RX_STALLED, 1);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!fifo_space(d)) {
-			if (!w->dest) {
-				if (!d->waiters && !d->dma_waiters) {
-					d->full_cnt++;
-					wr32(d->page, EUSRV_MBOX_FULL_CNT, d->full_cnt);
-					d->causes |= EUSRV_MBOX_CTRL_FULL_IE;
-				}
-				w->dest = d;
-				w->deadline_ms = now_ms(s) + EUSRV_MBOX_STORE_TIMEOUT_MS;
-			} else if (now_ms(s) >= w->deadline_ms) {
-				mbox_dma_cancel(s, w);
-				return EUSRV_MBOX_ST_FULL;
-			}
-			/* Again: the destination may have re-attached meanwhile. */
-			d->dma_waiters |= 1U << s->node;
-			return MBOX_STORE_WAIT;
+	if (fifo_full(d)) {
+		if (!w->dest) {
+			full_event(d);
+			w->dest = d;
+			w->deadline_ms = now_ms(s) + EUSRV_MBOX_STORE_TIMEOUT_MS;
+		} else if (now_ms(s) >= w->deadline_ms) {
+			mbox_dma_cancel(s, w);
+			return EUSRV_MBOX_ST_FULL;
 		}
+		/* Again: the destination may have re-attached meanwhile. */
+		d->dma_waiters |= 1U << s->node;
+		return MBOX_STORE_WAIT;
 	}
 	deliver(d, s->node, msg);
 	mbox_dma_cancel(s, w);
