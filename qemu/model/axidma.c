@@ -180,46 +180,34 @@ static void halt(struct axidma *d, struct axidma_chan *c, uint32_t err,
 			 ch_names[c == &d->ch[EUSRV_AXIDMA_RX]], err);
 }
 
-void axidma_kick(struct axidma *d, unsigned int ch, uint64_t now_us)
+/*
+ * What a kick of a channel makes of each register the node may have
+ * written, one handler a register, as in cdma.c.
+ */
+
+/* VB_SR_CLR_SEQ moved: clear the VB_SR_CLR interrupt bits (write 1 to clear). */
+static void reg_sr_clr_seq(struct axidma *d, struct axidma_chan *c,
+			   uint64_t now_us)
 {
-	struct axidma_chan *c;
-	uint32_t cr, seq, i;
+	uint32_t seq = rd32_acquire(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ);
+	uint32_t clr;
 
-	if (!d->up || ch > 1)
+	if (seq == c->clr_seq)
 		return;
-	/* Reset in either channel resets both. */
-	for (i = 0; i < 2; i++) {
-		if (cr_of(d, &d->ch[i]) & EUSRV_AXIDMA_CR_RESET) {
-			engine_reset(d, now_us);
-			return;
-		}
-	}
-	c = &d->ch[ch];
-	seq = rd32_acquire(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ);
-	if (seq != c->clr_seq) {
-		uint32_t clr = rd32(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR);
+	clr = rd32(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR);
+	c->clr_seq = seq;
+	if (clr & ~EUSRV_AXIDMA_SR_IRQ_ALL)
+		bad(d, c, EUSRV_AXIDMA_BAD_SR_CLR, clr);
+	c->sr &= ~(clr & EUSRV_AXIDMA_SR_IRQ_ALL);
+	publish(d, c, now_us);
+	/* Level semantics: still asserted after the ack, raise again. */
+	c->raise = true;
+}
 
-		c->clr_seq = seq;
-		if (clr & ~EUSRV_AXIDMA_SR_IRQ_ALL)
-			bad(d, c, EUSRV_AXIDMA_BAD_SR_CLR, clr);
-		c->sr &= ~(clr & EUSRV_AXIDMA_SR_IRQ_ALL);
-		publish(d, c, now_us);
-		/* Level semantics: still asserted after the ack, raise again. */
-		c->raise = true;
-	}
-	cr = cr_of(d, c);
-	if (cr & ~EUSRV_AXIDMA_CR_VALID)
-		bad_once(d, c, &c->bad_cr, &c->bad_cr_val, EUSRV_AXIDMA_BAD_CR, cr);
-	else
-		c->bad_cr = false;
-	if (!(cr & EUSRV_AXIDMA_CR_THRESH_MASK) && (c->cr_seen & EUSRV_AXIDMA_CR_THRESH_MASK))
-		bad(d, c, EUSRV_AXIDMA_BAD_THRESH, cr);
-	if ((cr & ~c->cr_seen) & EUSRV_AXIDMA_CR_IRQEN_ALL)
-		c->raise = true;	/* newly enabled, maybe already set */
-	if (((cr ^ c->cr_seen) & EUSRV_AXIDMA_CR_THRESH_MASK))
-		c->thresh_cnt = threshold(d, c, cr);
-	c->cr_seen = cr;
-
+/* DMACR.RS: stop the channel, or start it at CURDESC. */
+static void cr_run_stop(struct axidma *d, struct axidma_chan *c, uint32_t cr,
+			uint64_t now_us)
+{
 	if (!(cr & EUSRV_AXIDMA_CR_RS)) {
 		if (c->running || !(c->sr & EUSRV_AXIDMA_SR_HALTED)) {
 			c->running = false;
@@ -239,6 +227,62 @@ void axidma_kick(struct axidma *d, unsigned int ch, uint64_t now_us)
 		c->sr &= ~(EUSRV_AXIDMA_SR_HALTED | EUSRV_AXIDMA_SR_IDLE);
 		publish(d, c, now_us);
 	}
+}
+
+/* DMACR (Reset aside): reserved bits, IRQThreshold, enables, then RS. */
+static void reg_cr(struct axidma *d, struct axidma_chan *c, uint64_t now_us)
+{
+	uint32_t cr = cr_of(d, c);
+
+	if (cr & ~EUSRV_AXIDMA_CR_VALID)
+		bad_once(d, c, &c->bad_cr, &c->bad_cr_val, EUSRV_AXIDMA_BAD_CR, cr);
+	else
+		c->bad_cr = false;
+	if (!(cr & EUSRV_AXIDMA_CR_THRESH_MASK) && (c->cr_seen & EUSRV_AXIDMA_CR_THRESH_MASK))
+		bad(d, c, EUSRV_AXIDMA_BAD_THRESH, cr);
+	if ((cr & ~c->cr_seen) & EUSRV_AXIDMA_CR_IRQEN_ALL)
+		c->raise = true;	/* newly enabled, maybe already set */
+	if (((cr ^ c->cr_seen) & EUSRV_AXIDMA_CR_THRESH_MASK))
+		c->thresh_cnt = threshold(d, c, cr);
+	c->cr_seen = cr;
+	cr_run_stop(d, c, cr, now_us);
+}
+
+/* The node may have written channel C's register at OFF (from c->base or c->vb). */
+static void reg_write(struct axidma *d, struct axidma_chan *c, uint32_t off,
+		      uint64_t now_us)
+{
+	switch (off) {
+	case EUSRV_AXIDMA_VB_SR_CLR_SEQ:
+		reg_sr_clr_seq(d, c, now_us);
+		break;
+	case EUSRV_AXIDMA_CR:
+		reg_cr(d, c, now_us);
+		break;
+	}
+}
+
+/* The registers of a channel a kick looks at, in the order it acts on them. */
+static const uint32_t kick_regs[] = {
+	EUSRV_AXIDMA_VB_SR_CLR_SEQ,
+	EUSRV_AXIDMA_CR,
+};
+
+void axidma_kick(struct axidma *d, unsigned int ch, uint64_t now_us)
+{
+	size_t i;
+
+	if (!d->up || ch > 1)
+		return;
+	/* Reset in either channel resets both, before anything else. */
+	for (i = 0; i < 2; i++) {
+		if (cr_of(d, &d->ch[i]) & EUSRV_AXIDMA_CR_RESET) {
+			engine_reset(d, now_us);
+			return;
+		}
+	}
+	for (i = 0; i < sizeof(kick_regs) / sizeof(kick_regs[0]); i++)
+		reg_write(d, &d->ch[ch], kick_regs[i], now_us);
 }
 
 /* Host pointer to LEN bytes at GA in the node's own RAM, or NULL. */

@@ -411,30 +411,37 @@ static void start(struct cdma *c)
 	c->ops->schedule(c);
 }
 
-void cdma_kick(struct cdma *c)
+/*
+ * What a kick makes of each register the node may have written, one
+ * handler a register.  Each gets CDMACR as the kick read it and says
+ * whether the kick goes on to the next register (KICK_NEXT) or ends here
+ * (KICK_END).
+ */
+#define KICK_NEXT	true
+#define KICK_END	false
+
+/* SR_CLR_SEQ moved: clear the SR_CLR interrupt bits (write 1 to clear). */
+static bool reg_sr_clr_seq(struct cdma *c)
 {
-	uint32_t cr, seq;
-	uint64_t t;
+	uint32_t seq = rd32_acquire(c->page, EUSRV_CDMA_SR_CLR_SEQ);
+	uint32_t clr;
 
-	if (!c->up)
-		return;
-	cr = cr_of(c);
-	if (cr & EUSRV_CDMA_CR_RESET) {
-		engine_reset(c);
-		return;
-	}
-	seq = rd32_acquire(c->page, EUSRV_CDMA_SR_CLR_SEQ);
-	if (seq != c->clr_seq) {
-		uint32_t clr = rd32(c->page, EUSRV_CDMA_SR_CLR);
+	if (seq == c->clr_seq)
+		return KICK_NEXT;
+	clr = rd32(c->page, EUSRV_CDMA_SR_CLR);
+	c->clr_seq = seq;
+	if (clr & ~EUSRV_CDMA_SR_IRQ_ALL)
+		bad(c, EUSRV_CDMA_BAD_SR_CLR, clr);
+	c->sr &= ~(clr & EUSRV_CDMA_SR_IRQ_ALL);
+	publish(c);
+	/* Level semantics: still asserted after the ack, raise again. */
+	c->raise = true;
+	return KICK_NEXT;
+}
 
-		c->clr_seq = seq;
-		if (clr & ~EUSRV_CDMA_SR_IRQ_ALL)
-			bad(c, EUSRV_CDMA_BAD_SR_CLR, clr);
-		c->sr &= ~(clr & EUSRV_CDMA_SR_IRQ_ALL);
-		publish(c);
-		/* Level semantics: still asserted after the ack, raise again. */
-		c->raise = true;
-	}
+/* CDMACR (Reset aside): reserved bits, IRQThreshold, interrupt enables. */
+static bool reg_cr(struct cdma *c, uint32_t cr)
+{
 	if (cr & ~EUSRV_CDMA_CR_VALID)
 		bad_once(c, &c->bad_cr, &c->bad_cr_val, EUSRV_CDMA_BAD_CR, cr);
 	else
@@ -449,51 +456,108 @@ void cdma_kick(struct cdma *c)
 		publish(c);
 	}
 	c->cr_seen = cr;
+	return KICK_NEXT;
+}
 
-	seq = rd32_acquire(c->page, EUSRV_CDMA_SIMPLE_SEQ);
-	if (seq != c->simple_seq) {
-		c->simple_seq = seq;
-		if (c->halted) {
-			bad(c, EUSRV_CDMA_BAD_HALTED, seq);
-		} else if ((cr & EUSRV_CDMA_CR_SGMODE) || c->busy) {
-			bad(c, EUSRV_CDMA_BAD_SIMPLE, seq);
-		} else {
-			c->have = true;
-			c->simple = true;
-			c->waited = false;
-			c->cur_ga = 0;
-			c->cur_host = NULL;
-			c->cur_sa = reg_addr(c, EUSRV_CDMA_SA);
-			c->cur_da = reg_addr(c, EUSRV_CDMA_DA);
-			c->cur_len = rd32(c->page, EUSRV_CDMA_BTT);
-			c->cur_done = 0;
-			start(c);
-		}
-		return;
+/* SIMPLE_SEQ moved: start the simple-mode transfer SA, DA, BTT describe. */
+static bool reg_simple_seq(struct cdma *c, uint32_t cr)
+{
+	uint32_t seq = rd32_acquire(c->page, EUSRV_CDMA_SIMPLE_SEQ);
+
+	if (seq == c->simple_seq)
+		return KICK_NEXT;
+	c->simple_seq = seq;
+	if (c->halted) {
+		bad(c, EUSRV_CDMA_BAD_HALTED, seq);
+	} else if ((cr & EUSRV_CDMA_CR_SGMODE) || c->busy) {
+		bad(c, EUSRV_CDMA_BAD_SIMPLE, seq);
+	} else {
+		c->have = true;
+		c->simple = true;
+		c->waited = false;
+		c->cur_ga = 0;
+		c->cur_host = NULL;
+		c->cur_sa = reg_addr(c, EUSRV_CDMA_SA);
+		c->cur_da = reg_addr(c, EUSRV_CDMA_DA);
+		c->cur_len = rd32(c->page, EUSRV_CDMA_BTT);
+		c->cur_done = 0;
+		start(c);
 	}
+	return KICK_END;
+}
+
+/* TAILDESC (SG mode): hand the descriptors up to it to the engine. */
+static bool reg_taildesc(struct cdma *c, uint32_t cr)
+{
+	uint64_t t;
+
 	if (!(cr & EUSRV_CDMA_CR_SGMODE)) {
 		/* Toggling SGMode makes the next start take CURDESC. */
 		if (!c->busy)
 			c->fresh = true;
-		return;
+		return KICK_END;
 	}
 	t = tail_of(c);
 	if (!t || t == c->tail_seen)
-		return;
+		return KICK_END;
 	if (c->halted) {
 		/* Counted once per value: tail_seen keeps it. */
 		c->tail_seen = t;
 		bad(c, EUSRV_CDMA_BAD_HALTED, (uint32_t)t);
-		return;
+		return KICK_END;
 	}
 	c->tail_seen = t;
 	if (c->busy)
-		return;		/* the running engine reads TAILDESC itself */
+		return KICK_END;	/* the running engine reads TAILDESC itself */
 	if (c->fresh) {
 		c->next = reg_addr(c, EUSRV_CDMA_CURDESC);
 		c->fresh = false;
 	}
 	start(c);
+	return KICK_END;
+}
+
+/* The node may have written the register at OFF. */
+static bool reg_write(struct cdma *c, uint32_t off, uint32_t cr)
+{
+	switch (off) {
+	case EUSRV_CDMA_SR_CLR_SEQ:
+		return reg_sr_clr_seq(c);
+	case EUSRV_CDMA_CR:
+		return reg_cr(c, cr);
+	case EUSRV_CDMA_SIMPLE_SEQ:
+		return reg_simple_seq(c, cr);
+	case EUSRV_CDMA_TAILDESC:
+		return reg_taildesc(c, cr);
+	default:
+		return KICK_NEXT;
+	}
+}
+
+/* The registers a kick looks at, in the order it acts on them. */
+static const uint32_t kick_regs[] = {
+	EUSRV_CDMA_SR_CLR_SEQ,
+	EUSRV_CDMA_CR,
+	EUSRV_CDMA_SIMPLE_SEQ,		/* a simple transfer ends the kick */
+	EUSRV_CDMA_TAILDESC,
+};
+
+void cdma_kick(struct cdma *c)
+{
+	uint32_t cr;
+	size_t i;
+
+	if (!c->up)
+		return;
+	cr = cr_of(c);
+	/* CDMACR.Reset comes before everything else the node wrote. */
+	if (cr & EUSRV_CDMA_CR_RESET) {
+		engine_reset(c);
+		return;
+	}
+	for (i = 0; i < sizeof(kick_regs) / sizeof(kick_regs[0]); i++)
+		if (reg_write(c, kick_regs[i], cr) == KICK_END)
+			return;
 }
 
 /* Finish the transfer in hand; true if the engine continues. */
