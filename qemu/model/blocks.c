@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "mac.h"
 
 static struct blocks_node *mbox_node(struct mbox *m)
 {
@@ -112,18 +111,10 @@ static void cdma_op_schedule(struct cdma *c)
 	op_schedule(&cdma_node(c)->mbox);
 }
 
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000U;
-}
-
 static uint64_t cdma_op_now_us(struct cdma *c)
 {
 	(void)c;
-	return mono_us();
+	return evloop_now_us();
 }
 
 static const struct cdma_ops blocks_cdma_ops = {
@@ -251,54 +242,70 @@ void blocks_attach(struct blocks *bl, unsigned int node,
 		   const int irq_fds[EUSRV_NR_VECTORS])
 {
 	struct blocks_node *bn = &bl->nodes[node];
+	unsigned int i;
 
 	memcpy(bn->irq_fd, irq_fds, sizeof(bn->irq_fd));
 	mbox_attach(&bn->mbox);
 	cdma_attach(&bn->cdma);
-	if (bl->mac)
-		mac_attach(bl->mac, node);
+	for (i = 0; i < bl->nr_ext; i++)
+		bl->ext[i].ops->attach(bl->ext[i].opaque, node);
 	board_set_up(bl->board, node, true);
 }
 
 void blocks_detach(struct blocks *bl, unsigned int node)
 {
 	struct blocks_node *bn = &bl->nodes[node];
-	unsigned int v;
+	unsigned int i, v;
 
 	board_set_up(bl->board, node, false);
 	mbox_detach(&bn->mbox);
 	cdma_detach(&bn->cdma);
-	if (bl->mac)
-		mac_detach(bl->mac, node);
+	for (i = 0; i < bl->nr_ext; i++)
+		bl->ext[i].ops->detach(bl->ext[i].opaque, node);
 	for (v = 0; v < EUSRV_NR_VECTORS; v++)
 		bn->irq_fd[v] = -1;
+}
+
+int blocks_add_ext(struct blocks *bl, uint32_t vectors,
+		   const struct blocks_ext_ops *ops, void *opaque)
+{
+	unsigned int v;
+
+	if (bl->nr_ext == BLOCKS_MAX_EXT)
+		return -EBUSY;
+	for (v = 0; v < EUSRV_NR_VECTORS; v++)
+		if ((vectors & (1U << v)) &&
+		    (bl->vec_ext[v] || v == EUSRV_VEC_MBOX || v == EUSRV_VEC_CDMA))
+			return -EBUSY;
+	bl->ext[bl->nr_ext].ops = ops;
+	bl->ext[bl->nr_ext].opaque = opaque;
+	bl->nr_ext++;
+	for (v = 0; v < EUSRV_NR_VECTORS; v++)
+		if (vectors & (1U << v))
+			bl->vec_ext[v] = bl->nr_ext;
+	return 0;
 }
 
 void blocks_kick(struct blocks *bl, unsigned int node, unsigned int vector)
 {
 	struct mbox *m = &bl->nodes[node].mbox;
+	const struct blocks_ext *e;
 
 	switch (vector) {
 	case EUSRV_VEC_MBOX:
 		mbox_kick(m);
-		break;
+		return;
 	case EUSRV_VEC_CDMA:
 		cdma_kick(&bl->nodes[node].cdma);
-		break;
-	case EUSRV_VEC_DMA_MM2S:
-	case EUSRV_VEC_DMA_S2MM:
-	case EUSRV_VEC_MAC:
-		if (bl->mac) {
-			mac_kick(bl->mac, node, vector);
-			break;
-		}
-		mbox_bad_kick(m, vector);
-		break;
-	default:
-		/* No other block exists yet: the mailbox records the error. */
-		mbox_bad_kick(m, vector);
-		break;
+		return;
 	}
+	if (vector < EUSRV_NR_VECTORS && bl->vec_ext[vector]) {
+		e = &bl->ext[bl->vec_ext[vector] - 1];
+		e->ops->kick(e->opaque, node, vector);
+		return;
+	}
+	/* No block on this vector: the mailbox records the error. */
+	mbox_bad_kick(m, vector);
 }
 
 bool blocks_busy(const struct blocks *bl)

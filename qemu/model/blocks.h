@@ -15,9 +15,26 @@
 #include "evloop.h"
 #include "mailbox.h"
 
-struct mac;
-
 struct blocks;
+
+/*
+ * A block wired in from outside this file (the shared NIC, nic.c): the
+ * kicks of the vectors it registered for, and the nodes' attach and detach
+ * after the mailbox's and the CDMA's.  It raises its interrupts with
+ * blocks_raise().
+ */
+struct blocks_ext_ops {
+	void (*attach)(void *opaque, unsigned int node);
+	void (*detach)(void *opaque, unsigned int node);
+	void (*kick)(void *opaque, unsigned int node, unsigned int vector);
+};
+
+#define BLOCKS_MAX_EXT		2U
+
+struct blocks_ext {
+	const struct blocks_ext_ops *ops;
+	void *opaque;
+};
 
 struct blocks_node {
 	struct blocks *blocks;
@@ -32,7 +49,10 @@ struct blocks_node {
 
 struct blocks {
 	struct board *board;
-	struct mac *mac;		/* the shared NIC (nic.c), if set */
+	struct blocks_ext ext[BLOCKS_MAX_EXT];
+	unsigned int nr_ext;
+	/* Per vector: the index in ext[] + 1 of the block it kicks, 0: none. */
+	unsigned int vec_ext[EUSRV_NR_VECTORS];
 	struct evloop *loop;
 	struct blocks_node nodes[EUSRV_MAX_NODES];
 	/* Run queue of node ids; each node is in it at most once. */
@@ -48,6 +68,13 @@ void blocks_fini(struct blocks *bl);
 void blocks_attach(struct blocks *bl, unsigned int node,
 		   const int irq_fds[EUSRV_NR_VECTORS]);
 void blocks_detach(struct blocks *bl, unsigned int node);
+/*
+ * Wire in a block (struct blocks_ext_ops) that takes the kicks of the
+ * vectors in the bit mask VECTORS.  0, or -EBUSY (too many blocks, or a
+ * vector taken).
+ */
+int blocks_add_ext(struct blocks *bl, uint32_t vectors,
+		   const struct blocks_ext_ops *ops, void *opaque);
 /* Raise node NODE's VECTOR if it is attached. */
 void blocks_raise(struct blocks *bl, unsigned int node, unsigned int vector);
 /* Node NODE kicked VECTOR. */

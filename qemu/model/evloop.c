@@ -71,3 +71,11 @@ uint64_t evloop_now_ms(void)
 	return (uint64_t)ts.tv_sec * MSEC_PER_SEC +
 	       (uint64_t)ts.tv_nsec / NSEC_PER_MSEC;
 }
+
+uint64_t evloop_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000U;
+}

@@ -43,5 +43,7 @@ int evloop_run_once(struct evloop *loop, int timeout_ms);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 uint64_t evloop_now_ms(void);
+/* Monotonic clock in microseconds. */
+uint64_t evloop_now_us(void);
 
 #endif /* EUSRV_MODEL_EVLOOP_H */

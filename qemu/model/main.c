@@ -422,7 +422,6 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 	have_nic = true;
-	m->blocks.mac = &m->nic.mac;
 	err = ivs_init(&m->ivs, &m->loop, o.dir, o.nodes, m->board.shm_fd,
 		       &ivs_cb, &m->blocks);
 	if (err)

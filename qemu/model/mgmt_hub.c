@@ -31,67 +31,31 @@ static void port_close(struct mgmt_port *p, const char *why)
 	hub->nr_ports--;
 }
 
-static void port_want_out(struct mgmt_port *p, bool on)
-{
-	if (p->want_out == on || p->dead)
-		return;
-	p->want_out = on;
-	ev_mod(p->hub->loop, &p->h, EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0));
-}
-
 /* Write as much of the output ring as the socket takes now. */
 static void port_flush(struct mgmt_port *p)
 {
-	while (p->tx_len && !p->dead) {
-		size_t chunk = MGMT_TXBUF_SIZE - p->tx_head;
-		ssize_t n;
+	long n = vb_framed_tx_flush(&p->tx);
 
-		if (chunk > p->tx_len)
-			chunk = p->tx_len;
-		n = send(p->h.fd, p->tx + p->tx_head, chunk,
-			 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				break;
-			port_close(p, strerror(errno));
-			return;
-		}
-		p->tx_head = (p->tx_head + (size_t)n) % MGMT_TXBUF_SIZE;
-		p->tx_len -= (size_t)n;
-	}
-	port_want_out(p, p->tx_len != 0);
-}
-
-static void ring_put(struct mgmt_port *p, const uint8_t *data, size_t n)
-{
-	size_t tail = (p->tx_head + p->tx_len) % MGMT_TXBUF_SIZE;
-	size_t first = MGMT_TXBUF_SIZE - tail;
-
-	if (first > n)
-		first = n;
-	memcpy(p->tx + tail, data, first);
-	memcpy(p->tx, data + first, n - first);
-	p->tx_len += n;
+	if (n < 0)
+		port_close(p, strerror((int)-n));
 }
 
 /* Queue one frame for P, or drop it if P's buffer is full. */
 static void port_send(struct mgmt_port *p, const uint8_t *frame, uint32_t len)
 {
-	uint8_t hdr[MGMT_LEN_SIZE];
+	long n;
+
 	if (p->dead)
 		return;
-	if (MGMT_TXBUF_SIZE - p->tx_len < MGMT_LEN_SIZE + (size_t)len) {
+	n = vb_framed_tx_send(&p->tx, frame, len);
+	if (n == -ENOBUFS) {
 		p->dropped++;
 		if (log_ratelimit_ok(&p->rl, evloop_now_ms()))
 			log_warn("mgmt hub: port %u not reading, output full: frame dropped (%llu so far)",
 				 p->id, (unsigned long long)p->dropped);
-		return;
+	} else if (n < 0) {
+		port_close(p, strerror((int)-n));
 	}
-	mgmt_put_len(hdr, len);
-	ring_put(p, hdr, sizeof(hdr));
-	ring_put(p, frame, len);
-	if (!p->want_out)
-		port_flush(p);
 }
 
 static void switch_frame(struct mgmt_port *in, const uint8_t *frame,
@@ -180,13 +144,11 @@ static void listen_event(struct ev_handler *h, uint32_t events)
 		return;
 	}
 	p = calloc(1, sizeof(*p));
-	if (p)
-		p->tx = malloc(MGMT_TXBUF_SIZE);
-	if (!p || !p->tx) {
+	if (!p || vb_framed_tx_init(&p->tx, MGMT_TXBUF_SIZE, hub->loop, &p->h)) {
 		log_warn("mgmt hub %s: refused a connection: out of memory",
 			 hub->path);
 		if (p)
-			free(p->tx);
+			vb_framed_tx_fini(&p->tx);
 		free(p);
 		close(fd);
 		return;
@@ -202,7 +164,7 @@ static void listen_event(struct ev_handler *h, uint32_t events)
 	err = ev_add(hub->loop, &p->h, EPOLLIN | EPOLLRDHUP);
 	if (err) {
 		log_warn("mgmt hub %s: epoll: %s", hub->path, strerror(-err));
-		free(p->tx);
+		vb_framed_tx_fini(&p->tx);
 		free(p);
 		close(fd);
 		return;
@@ -253,7 +215,7 @@ void mgmt_hub_reap(struct mgmt_hub *hub)
 			continue;
 		}
 		*pp = p->next;
-		free(p->tx);
+		vb_framed_tx_fini(&p->tx);
 		free(p);
 	}
 }

@@ -12,6 +12,7 @@
 #include <sys/un.h>
 
 #include "evloop.h"
+#include "framed.h"
 #include "log.h"
 #include "mgmt_switch.h"
 
@@ -29,11 +30,8 @@ struct mgmt_port {
 	struct mgmt_hub *hub;
 	uint32_t id;
 	bool dead;
-	bool want_out;			/* EPOLLOUT requested */
 	struct mgmt_port *next;
-	uint8_t *tx;			/* ring of MGMT_TXBUF_SIZE bytes */
-	size_t tx_head;
-	size_t tx_len;
+	struct vb_framed_tx tx;		/* MGMT_TXBUF_SIZE bytes */
 	uint64_t dropped;
 	struct log_ratelimit rl;
 	struct mgmt_rx rx;

@@ -17,14 +17,6 @@
 #include "blocks.h"
 #include "unix_sock.h"
 
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000U;
-}
-
 /* ---- MAC ops ----------------------------------------------------------- */
 
 static void op_raise(void *opaque, unsigned int node, unsigned int vector)
@@ -37,74 +29,42 @@ static void op_raise(void *opaque, unsigned int node, unsigned int vector)
 static uint64_t op_now_us(void *opaque)
 {
 	(void)opaque;
-	return mono_us();
+	return evloop_now_us();
 }
 
 static void line_close(struct nic *nic, const char *why);
 
-static void line_want_out(struct nic *nic, bool on)
-{
-	if (nic->line.fd < 0 || nic->line_want_out == on)
-		return;
-	nic->line_want_out = on;
-	ev_mod(nic->loop, &nic->line, EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0));
-}
-
 static void line_flush(struct nic *nic)
 {
-	while (nic->line_tx_len && nic->line.fd >= 0) {
-		size_t chunk = NIC_LINE_TXBUF - nic->line_tx_head;
-		ssize_t n;
+	long n = vb_framed_tx_flush(&nic->line_tx);
 
-		if (chunk > nic->line_tx_len)
-			chunk = nic->line_tx_len;
-		n = send(nic->line.fd, nic->line_tx + nic->line_tx_head, chunk,
-			 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				break;
-			line_close(nic, strerror(errno));
-			return;
-		}
-		nic->line_progress_us = mono_us();
-		nic->line_tx_head = (nic->line_tx_head + (size_t)n) % NIC_LINE_TXBUF;
-		nic->line_tx_len -= (size_t)n;
-	}
-	line_want_out(nic, nic->line_tx_len != 0);
-}
-
-static void line_put(struct nic *nic, const uint8_t *data, size_t n)
-{
-	size_t tail = (nic->line_tx_head + nic->line_tx_len) % NIC_LINE_TXBUF;
-	size_t first = NIC_LINE_TXBUF - tail;
-
-	if (first > n)
-		first = n;
-	memcpy(nic->line_tx + tail, data, first);
-	memcpy(nic->line_tx, data + first, n - first);
-	nic->line_tx_len += n;
+	if (n < 0)
+		line_close(nic, strerror((int)-n));
+	else if (n > 0)
+		nic->line_progress_us = evloop_now_us();
 }
 
 static bool op_line_send(void *opaque, const uint8_t *frame, size_t len)
 {
 	struct nic *nic = opaque;
-	uint8_t hdr[MGMT_LEN_SIZE];
+	long n;
 
-	if (nic->line.fd < 0 ||
-	    NIC_LINE_TXBUF - nic->line_tx_len < MGMT_LEN_SIZE + len)
+	if (nic->line.fd < 0)
 		return false;
-	mgmt_put_len(hdr, (uint32_t)len);
-	line_put(nic, hdr, sizeof(hdr));
-	line_put(nic, frame, len);
+	n = vb_framed_tx_send(&nic->line_tx, frame, (uint32_t)len);
+	if (n == -ENOBUFS)
+		return false;
 	if (nic->line_rate_bps) {
-		uint64_t now = mono_us();
+		uint64_t now = evloop_now_us();
 
 		if (nic->line_free_us < now)
 			nic->line_free_us = now;
 		nic->line_free_us += (uint64_t)len * 8U * 1000000U / nic->line_rate_bps;
 	}
-	if (!nic->line_want_out)
-		line_flush(nic);
+	if (n < 0)
+		line_close(nic, strerror((int)-n));
+	else if (n > 0)
+		nic->line_progress_us = evloop_now_us();
 	return true;
 }
 
@@ -123,11 +83,11 @@ static bool op_line_full(void *opaque)
 {
 	struct nic *nic = opaque;
 
-	if (nic->line.fd >= 0 && line_paced(nic, mono_us()))
+	if (nic->line.fd >= 0 && line_paced(nic, evloop_now_us()))
 		return true;
-	if (nic->line.fd < 0 || nic->line_tx_len < NIC_LINE_BACKLOG)
+	if (nic->line.fd < 0 || nic->line_tx.len < NIC_LINE_BACKLOG)
 		return false;
-	return mono_us() - nic->line_progress_us < NIC_LINE_STALL_US;
+	return evloop_now_us() - nic->line_progress_us < NIC_LINE_STALL_US;
 }
 
 static const struct mac_ops nic_mac_ops = {
@@ -135,6 +95,35 @@ static const struct mac_ops nic_mac_ops = {
 	.line_send = op_line_send,
 	.now_us = op_now_us,
 	.line_full = op_line_full,
+};
+
+/* ---- The MAC as a block of every node (blocks.c) ------------------------ */
+
+static void block_attach(void *opaque, unsigned int node)
+{
+	struct nic *nic = opaque;
+
+	mac_attach(&nic->mac, node);
+}
+
+static void block_detach(void *opaque, unsigned int node)
+{
+	struct nic *nic = opaque;
+
+	mac_detach(&nic->mac, node);
+}
+
+static void block_kick(void *opaque, unsigned int node, unsigned int vector)
+{
+	struct nic *nic = opaque;
+
+	mac_kick(&nic->mac, node, vector);
+}
+
+static const struct blocks_ext_ops nic_block_ops = {
+	.attach = block_attach,
+	.detach = block_detach,
+	.kick = block_kick,
 };
 
 /* ---- Line side --------------------------------------------------------- */
@@ -147,9 +136,7 @@ static void line_close(struct nic *nic, const char *why)
 	ev_del(nic->loop, &nic->line);
 	close(nic->line.fd);
 	nic->line.fd = -1;
-	nic->line_tx_len = 0;
-	nic->line_tx_head = 0;
-	nic->line_want_out = false;
+	vb_framed_tx_reset(&nic->line_tx);
 	mac_line_peer(&nic->mac, false);
 }
 
@@ -213,8 +200,8 @@ static void line_listen_event(struct ev_handler *h, uint32_t events)
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) < 0)
 		log_warn("shared MAC: line peer: SO_SNDBUF: %s", strerror(errno));
 	nic->line.fd = fd;
-	nic->line_want_out = false;
-	nic->line_progress_us = mono_us();
+	vb_framed_tx_reset(&nic->line_tx);
+	nic->line_progress_us = evloop_now_us();
 	mgmt_rx_init(nic->line_rx);
 	if (ev_add(nic->loop, &nic->line, EPOLLIN | EPOLLRDHUP)) {
 		close(fd);
@@ -422,12 +409,12 @@ static void arm(struct nic *nic)
 	struct itimerspec its = { 0 };
 
 	/* A stalled peer releases the scheduler even if nothing else happens. */
-	if (nic->line.fd >= 0 && nic->line_tx_len >= NIC_LINE_BACKLOG) {
+	if (nic->line.fd >= 0 && nic->line_tx.len >= NIC_LINE_BACKLOG) {
 		stall = nic->line_progress_us + NIC_LINE_STALL_US + 1;
 		if (!t || stall < t)
 			t = stall;
 	}
-	if (nic->line.fd >= 0 && line_paced(nic, mono_us())) {
+	if (nic->line.fd >= 0 && line_paced(nic, evloop_now_us())) {
 		stall = nic->line_free_us - NIC_LINE_PACE_SLACK_US;
 		if (!t || stall < t)
 			t = stall;
@@ -509,8 +496,8 @@ int nic_init(struct nic *nic, struct board *board, struct blocks *blocks,
 	}
 	mac_init(&nic->mac, board, &nic_mac_ops, nic);
 	nic->line_rx = malloc(sizeof(*nic->line_rx));
-	nic->line_tx = malloc(NIC_LINE_TXBUF);
-	if (!nic->line_rx || !nic->line_tx) {
+	if (!nic->line_rx ||
+	    vb_framed_tx_init(&nic->line_tx, NIC_LINE_TXBUF, loop, &nic->line)) {
 		nic_fini(nic);
 		return -ENOMEM;
 	}
@@ -531,6 +518,15 @@ int nic_init(struct nic *nic, struct board *board, struct blocks *blocks,
 				ctl_listen_event);
 	if (err) {
 		log_err("shared MAC: sockets in %s: %s", dir, strerror(-err));
+		nic_fini(nic);
+		return err;
+	}
+	/* The kicks of the nodes' AXI DMA channels and MAC ports. */
+	err = blocks_add_ext(blocks, 1U << EUSRV_VEC_DMA_MM2S |
+			     1U << EUSRV_VEC_DMA_S2MM | 1U << EUSRV_VEC_MAC,
+			     &nic_block_ops, nic);
+	if (err) {
+		log_err("shared MAC: wiring into the blocks: %s", strerror(-err));
 		nic_fini(nic);
 	}
 	return err;
@@ -561,7 +557,6 @@ void nic_fini(struct nic *nic)
 		unlink(nic->ctl_path);
 	nic->line_path[0] = nic->ctl_path[0] = '\0';
 	free(nic->line_rx);
-	free(nic->line_tx);
+	vb_framed_tx_fini(&nic->line_tx);
 	nic->line_rx = NULL;
-	nic->line_tx = NULL;
 }

@@ -12,6 +12,7 @@
 #include <sys/un.h>
 
 #include "evloop.h"
+#include "framed.h"
 #include "log.h"
 #include "mac.h"
 #include "mgmt_switch.h"
@@ -59,12 +60,10 @@ struct nic {
 	struct ev_handler line;		/* fd -1: no peer */
 	char line_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct mgmt_rx *line_rx;
-	uint8_t *line_tx;
-	size_t line_tx_head, line_tx_len;
+	struct vb_framed_tx line_tx;	/* NIC_LINE_TXBUF bytes */
 	uint64_t line_progress_us;	/* the peer last took bytes */
 	uint64_t line_rate_bps;		/* line pacing (control line-rate), 0: none */
 	uint64_t line_free_us;		/* a paced line is busy until then */
-	bool line_want_out;
 	/* Control socket. */
 	struct ev_handler ctl_listen;
 	char ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
