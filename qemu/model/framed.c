@@ -88,7 +88,7 @@ long vb_framed_tx_send(struct vb_framed_tx *t, const uint8_t *frame,
 
 	if (t->size - t->len < MGMT_LEN_SIZE + (size_t)len)
 		return -ENOBUFS;
-	mgmt_put_len(hdr, len);
+	vb_switch_put_len(hdr, len);
 	vb_framed_tx_put(t, hdr, sizeof(hdr));
 	vb_framed_tx_put(t, frame, len);
 	return t->want_out ? 0 : vb_framed_tx_flush(t);
