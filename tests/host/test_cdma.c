@@ -236,6 +236,25 @@ static unsigned int drain_fifo(unsigned int n, struct eusrv_mbox_fifo_entry *out
 	return got;
 }
 
+/* Node N posts a FIFO's worth of messages to its own INBOX: its FIFO is full. */
+static void fill_fifo(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < EUSRV_MBOX_FIFO_DEPTH; i++)
+		drv_post(mpage(n), EUSRV_MBOX_INBOX_GA(n), eusrv_msg_make(0xd, 0, i));
+	vb_mbox_kick(&mb[n]);
+	settle();
+}
+
+/* Node N goes away: its blocks detach, the board marks it down. */
+static void node_gone(unsigned int n)
+{
+	vb_mbox_detach(&mb[n]);
+	vb_cdma_detach(&cd[n]);
+	board_set_up(&board, n, false);
+}
+
 static void fresh_board(void)
 {
 	unsigned int n;
@@ -430,10 +449,7 @@ static void test_mailbox(void)
 	   "mailbox: descriptors Cmplt, MSG_CNT 2");
 
 	/* Fill node 1's FIFO, then a DMA message must wait. */
-	for (i = 0; i < EUSRV_MBOX_FIFO_DEPTH; i++)
-		drv_post(mpage(1), EUSRV_MBOX_INBOX_GA(1), eusrv_msg_make(0xd, 0, i));
-	vb_mbox_kick(&mb[1]);
-	settle();
+	fill_fifo(1);
 	for (i = 3; i < 6; i++)
 		fill_msg(0, i, 1, m + i);
 	set_tail(0, dga(0, 5));
@@ -454,10 +470,7 @@ static void test_mailbox(void)
 	ok(drv_rd32(mpage(1), EUSRV_MBOX_RX_STALLED) == 0, "full FIFO: RX_STALLED back to 0");
 
 	/* A FIFO that stays full: DMASlvErr after the store timeout. */
-	for (i = 0; i < EUSRV_MBOX_FIFO_DEPTH; i++)
-		drv_post(mpage(1), EUSRV_MBOX_INBOX_GA(1), eusrv_msg_make(0xd, 0, i));
-	vb_mbox_kick(&mb[1]);
-	settle();
+	fill_fifo(1);
 	fill_msg(0, 6, 1, m);
 	fill_msg(0, 7, 1, m);
 	set_tail(0, dga(0, 7));
@@ -630,53 +643,41 @@ static void test_bad(void)
 	ok(creg(0, EUSRV_CDMA_BAD_LAST) == EUSRV_CDMA_BAD_SIMPLE, "BAD: simple request in SG mode");
 }
 
+/* On a fresh board, node 0's engine has a message waiting on node 1's full FIFO. */
+static void message_waits_on_node1(void)
+{
+	fresh_board();
+	fill_fifo(1);
+	sg_start(0, CR_RUN, 0);
+	fill_msg(0, 0, 1, 0xc000000000000001ULL);
+	set_tail(0, dga(0, 0));
+	settle();
+}
+
 static void test_detach(void)
 {
 	struct eusrv_mbox_fifo_entry e[EUSRV_MBOX_FIFO_DEPTH];
-	unsigned int i;
 
 	fresh_board();
 	sg_start(0, CR_RUN, 0);
 	fill(0, 0, EUSRV_GA(0, BUF0), EUSRV_GA(1, BUF0), 4U << 20);
 	set_tail(0, dga(0, 0));
 	round_once();
-	vb_mbox_detach(&mb[1]);
-	vb_cdma_detach(&cd[1]);
-	board_set_up(&board, 1, false);
+	node_gone(1);
 	settle();
 	ok(dstatus(0, 0) == (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_DECERR) &&
 	   (sr(0) & EUSRV_CDMA_SR_DMA_DEC_ERR), "detach: destination gone mid-copy -> DMADecErr");
 
 	/* A message waiting on a FIFO whose node goes away. */
-	fresh_board();
-	for (i = 0; i < EUSRV_MBOX_FIFO_DEPTH; i++)
-		drv_post(mpage(1), EUSRV_MBOX_INBOX_GA(1), eusrv_msg_make(0xd, 0, i));
-	vb_mbox_kick(&mb[1]);
-	settle();
-	sg_start(0, CR_RUN, 0);
-	fill_msg(0, 0, 1, 0xc000000000000001ULL);
-	set_tail(0, dga(0, 0));
-	settle();
-	vb_mbox_detach(&mb[1]);
-	vb_cdma_detach(&cd[1]);
-	board_set_up(&board, 1, false);
+	message_waits_on_node1();
+	node_gone(1);
 	settle();
 	ok(dstatus(0, 0) == (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_DECERR),
 	   "detach: a message waiting on the FIFO of a node that goes -> DMADecErr");
 
 	/* The engine's own node goes while its message waits. */
-	fresh_board();
-	for (i = 0; i < EUSRV_MBOX_FIFO_DEPTH; i++)
-		drv_post(mpage(1), EUSRV_MBOX_INBOX_GA(1), eusrv_msg_make(0xd, 0, i));
-	vb_mbox_kick(&mb[1]);
-	settle();
-	sg_start(0, CR_RUN, 0);
-	fill_msg(0, 0, 1, 0xc000000000000001ULL);
-	set_tail(0, dga(0, 0));
-	settle();
-	vb_mbox_detach(&mb[0]);
-	vb_cdma_detach(&cd[0]);
-	board_set_up(&board, 0, false);
+	message_waits_on_node1();
+	node_gone(0);
 	settle();
 	ok(mb[1].dma_waiters == 0 && drv_rd32(mpage(1), EUSRV_MBOX_RX_STALLED) == 0,
 	   "detach: the engine's node gone, the destination FIFO is released");

@@ -193,6 +193,17 @@ static uint32_t post_ga(unsigned int src, uint64_t ga, uint64_t msg)
 	return (uint32_t)idx;
 }
 
+/* Node 0 fills node 1's FIFO with messages 0 .. DEPTH-1, all delivered. */
+static void fill_fifo_1(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < DEPTH; i++)
+		post(0, 1, msg_seq(0, i));
+	kick(0);
+	settle();
+}
+
 /* Consume everything of node N, kicking as a driver would. */
 static unsigned int drain(unsigned int n, struct eusrv_mbox_fifo_entry *out,
 			  unsigned int max)
@@ -386,10 +397,7 @@ static void test_full_wait_drain(void)
 	bool in_order = true;
 
 	board_reset();
-	for (i = 0; i < DEPTH; i++)
-		post(0, 1, msg_seq(0, i));
-	kick(0);
-	settle();
+	fill_fifo_1();
 	ok(reg(0, EUSRV_MBOX_TX_CONS) == DEPTH && reg(1, EUSRV_MBOX_RX_STALLED) == 0 &&
 	   reg(0, EUSRV_MBOX_TX_WAIT_CNT) == 0,
 	   "full: %u stores fill the FIFO without waiting", DEPTH);
@@ -443,13 +451,9 @@ static void test_timeout(void)
 	struct eusrv_mbox_fifo_entry e[DEPTH];
 	uint32_t idx, next;
 	uint64_t t0;
-	unsigned int i;
 
 	board_reset();
-	for (i = 0; i < DEPTH; i++)
-		post(0, 1, msg_seq(0, i));
-	kick(0);
-	settle();
+	fill_fifo_1();
 	idx = post(0, 1, msg_seq(0, DEPTH));
 	next = post(0, 2, msg_seq(0, DEPTH + 1));
 	kick(0);
@@ -651,13 +655,9 @@ static void test_detach(void)
 {
 	struct eusrv_mbox_fifo_entry e[DEPTH];
 	uint32_t waiting, behind, idx, errs;
-	unsigned int i;
 
 	board_reset();
-	for (i = 0; i < DEPTH; i++)
-		post(0, 1, msg_seq(0, i));
-	kick(0);
-	settle();
+	fill_fifo_1();
 	waiting = post(0, 1, msg_seq(0, DEPTH));
 	behind = post(0, 2, msg_seq(0, DEPTH + 1));
 	idx = post(2, 1, msg_seq(2, 0));
@@ -703,10 +703,7 @@ static void test_detach(void)
 	   e[0].msg == msg_seq(0, 3), "attach again: delivery works");
 
 	/* The sender goes down while it waits: the FIFO is released. */
-	for (i = 0; i < DEPTH; i++)
-		post(0, 1, msg_seq(0, i));
-	kick(0);
-	settle();
+	fill_fifo_1();
 	post(0, 1, msg_seq(0, DEPTH));
 	post(0, 1, msg_seq(0, DEPTH + 1));
 	kick(0);
