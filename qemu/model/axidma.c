@@ -58,11 +58,8 @@ static void vb_axidma_bad_once(struct vb_axidma *d, struct vb_axidma_chan *c,
 			       bool *flag, uint32_t *last, uint32_t code,
 			       uint32_t value)
 {
-	if (*flag && *last == value)
-		return;
-	*flag = true;
-	*last = value;
-	vb_axidma_bad(d, c, code, value);
+	if (reg_bad_is_new(flag, last, value))
+		vb_axidma_bad(d, c, code, value);
 }
 
 static void vb_axidma_publish(struct vb_axidma *d, struct vb_axidma_chan *c,

@@ -63,15 +63,11 @@ static void vb_blocks_op_schedule(struct vb_mbox *m)
 
 static void vb_blocks_timer_set(struct vb_blocks_node *bn, uint64_t deadline_ms)
 {
-	struct itimerspec its = {
-		.it_value.tv_sec = (time_t)(deadline_ms / MSEC_PER_SEC),
-		.it_value.tv_nsec = (long)(deadline_ms % MSEC_PER_SEC *
-					   NSEC_PER_MSEC),
-	};
+	int err = evloop_timer_set_us(bn->timer.fd, deadline_ms * 1000U);
 
-	if (timerfd_settime(bn->timer.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+	if (err)
 		log_err("node%u: arming the block timer: %s", bn->mbox.node,
-			strerror(errno));
+			strerror(-err));
 }
 
 static void vb_blocks_op_timer_arm(struct vb_mbox *m, uint64_t deadline_ms)
@@ -140,18 +136,15 @@ static void vb_blocks_cdma_timer_event(struct ev_handler *h, uint32_t events)
 static void vb_blocks_cdma_arm(struct vb_blocks_node *bn)
 {
 	uint64_t t = vb_cdma_next_deadline(&bn->cdma);
-	struct itimerspec its = { 0 };
+	int err;
 
 	if (t == bn->cdma_armed_us || bn->cdma_timer.fd < 0)
 		return;
 	bn->cdma_armed_us = t;
-	if (t) {
-		its.it_value.tv_sec = (time_t)(t / 1000000ULL);
-		its.it_value.tv_nsec = (long)(t % 1000000ULL * 1000ULL);
-	}
-	if (timerfd_settime(bn->cdma_timer.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+	err = evloop_timer_set_us(bn->cdma_timer.fd, t);
+	if (err)
 		log_err("node%u: arming the CDMA timer: %s", bn->mbox.node,
-			strerror(errno));
+			strerror(-err));
 }
 
 static void vb_blocks_timer_event(struct ev_handler *h, uint32_t events)

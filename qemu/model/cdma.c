@@ -71,11 +71,8 @@ static void vb_cdma_bad(struct vb_cdma *c, uint32_t code, uint32_t value)
 static void vb_cdma_bad_once(struct vb_cdma *c, bool *flag, uint32_t *last,
 			     uint32_t code, uint32_t value)
 {
-	if (*flag && *last == value)
-		return;
-	*flag = true;
-	*last = value;
-	vb_cdma_bad(c, code, value);
+	if (reg_bad_is_new(flag, last, value))
+		vb_cdma_bad(c, code, value);
 }
 
 static uint32_t vb_cdma_threshold(uint32_t cr)

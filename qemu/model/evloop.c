@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,4 +79,14 @@ uint64_t evloop_now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000U;
+}
+
+int evloop_timer_set_us(int fd, uint64_t t_us)
+{
+	struct itimerspec its = {
+		.it_value.tv_sec = (time_t)(t_us / 1000000ULL),
+		.it_value.tv_nsec = (long)(t_us % 1000000ULL * 1000ULL),
+	};
+
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ? -errno : 0;
 }

@@ -64,18 +64,12 @@ static void vb_mbox_bad(struct vb_mbox *m, uint32_t code, uint32_t value)
 			 m->node, code, bad_names[code], value);
 }
 
-/*
- * A bad register value: counted when first seen, not again while the node
- * leaves it as it is (the model re-reads registers often).
- */
+/* A bad register value: counted once while the node leaves it (regs.h). */
 static void vb_mbox_bad_once(struct vb_mbox *m, bool *bad, uint32_t *last,
 			     uint32_t code, uint32_t value)
 {
-	if (*bad && *last == value)
-		return;
-	*bad = true;
-	*last = value;
-	vb_mbox_bad(m, code, value);
+	if (reg_bad_is_new(bad, last, value))
+		vb_mbox_bad(m, code, value);
 }
 
 /* CTRL with reserved bits ignored. */
@@ -144,6 +138,14 @@ static void vb_mbox_full_event(struct vb_mbox *d)
 	d->causes |= EUSRV_MBOX_CTRL_FULL_IE;
 }
 
+/* Node NODE no longer waits on D's FIFO (WAITERS: D's waiters or dma_waiters). */
+static void vb_mbox_waiter_gone(struct vb_mbox *d, uint32_t *waiters,
+				unsigned int node)
+{
+	*waiters &= ~(1U << node);
+	vb_mbox_stall_update(d);
+}
+
 static void vb_mbox_start_wait(struct vb_mbox *s, struct vb_mbox *d)
 {
 	vb_mbox_full_event(d);
@@ -164,8 +166,7 @@ static void vb_mbox_stop_wait(struct vb_mbox *s)
 	if (!d)
 		return;
 	s->wait_dest = NULL;
-	d->waiters &= ~(1U << s->node);
-	vb_mbox_stall_update(d);
+	vb_mbox_waiter_gone(d, &d->waiters, s->node);
 	s->ops->timer_cancel(s);
 }
 
@@ -456,8 +457,7 @@ void vb_mbox_dma_cancel(struct vb_mbox *src, struct vb_mbox_dma_wait *w)
 	if (!d)
 		return;
 	w->dest = NULL;
-	d->dma_waiters &= ~(1U << src->node);
-	vb_mbox_stall_update(d);
+	vb_mbox_waiter_gone(d, &d->dma_waiters, src->node);
 }
 
 uint32_t vb_mbox_dma_store(struct vb_mbox *s, struct vb_mbox_dma_wait *w,

@@ -409,7 +409,7 @@ int vb_nic_control_client(const char *dir, const char *cmd)
 static void vb_nic_arm(struct vb_nic *nic)
 {
 	uint64_t t = vb_mac_next_deadline(&nic->mac), stall;
-	struct itimerspec its = { 0 };
+	int err;
 
 	/* A stalled peer releases the scheduler even if nothing else happens. */
 	if (nic->line.fd >= 0 && nic->line_tx.len >= NIC_LINE_BACKLOG) {
@@ -426,12 +426,9 @@ static void vb_nic_arm(struct vb_nic *nic)
 	if (t == nic->timer_armed_us)
 		return;
 	nic->timer_armed_us = t;
-	if (t) {
-		its.it_value.tv_sec = (time_t)(t / 1000000ULL);
-		its.it_value.tv_nsec = (long)(t % 1000000ULL * 1000ULL);
-	}
-	if (timerfd_settime(nic->timer.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-		log_err("shared MAC: timer: %s", strerror(errno));
+	err = evloop_timer_set_us(nic->timer.fd, t);
+	if (err)
+		log_err("shared MAC: timer: %s", strerror(-err));
 }
 
 static void vb_nic_timer_event(struct ev_handler *h, uint32_t events)
