@@ -1,5 +1,5 @@
 /*
- * The transmit side of a framed stream (see framed.h).
+ * A framed stream on a non-blocking socket (see framed.h).
  */
 #include "framed.h"
 
@@ -9,7 +9,38 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include "mgmt_switch.h"
+int vb_framed_rx_read(struct vb_switch_rx *rx, const struct ev_handler *h,
+		      uint8_t *buf, size_t size,
+		      const struct vb_framed_rx_ops *ops, void *opaque)
+{
+	size_t pos = 0, used;
+	ssize_t n;
+
+	n = recv(h->fd, buf, size, MSG_DONTWAIT);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return VB_FRAMED_EOF;
+	while (pos < (size_t)n && h->fd >= 0) {
+		switch (vb_switch_rx_feed(rx, buf + pos, (size_t)n - pos, &used)) {
+		case MGMT_RX_FRAME:
+			ops->frame(opaque, rx->frame, rx->len);
+			break;
+		case MGMT_RX_MALFORMED:
+			ops->malformed(opaque, rx->bad_len);
+			break;
+		case MGMT_RX_MORE:
+			break;
+		}
+		pos += used;
+	}
+	return 0;
+}
+
+const char *vb_framed_rx_why(int err)
+{
+	return err == VB_FRAMED_EOF ? "connection closed" : strerror(-err);
+}
 
 int vb_framed_tx_init(struct vb_framed_tx *t, size_t size, struct evloop *loop,
 		      struct ev_handler *h)

@@ -1,9 +1,10 @@
 /*
- * The transmit side of a framed stream (QEMU's stream netdev: a 4-byte
- * big-endian length, then the frame) on a non-blocking socket: a bounded
- * byte ring of queued frames, written out as the socket takes them, with
- * EPOLLOUT asked for only while bytes wait.  Used by the management hub's
- * ports and by the shared NIC's line side.
+ * A framed stream (QEMU's stream netdev: a 4-byte big-endian length, then
+ * the frame) on a non-blocking socket, as the management hub's ports and
+ * the shared NIC's line side speak it.  Receiving: what the socket has is
+ * read and cut into frames by struct vb_switch_rx (mgmt_switch.h).
+ * Transmitting: a bounded byte ring of queued frames, written out as the
+ * socket takes them, with EPOLLOUT asked for only while bytes wait.
  */
 #ifndef EUSRV_MODEL_FRAMED_H
 #define EUSRV_MODEL_FRAMED_H
@@ -13,6 +14,32 @@
 #include <stdint.h>
 
 #include "evloop.h"
+#include "mgmt_switch.h"
+
+/* What vb_framed_rx_read() found: calls for the connection's owner. */
+struct vb_framed_rx_ops {
+	/* A complete frame of LEN bytes. */
+	void (*frame)(void *opaque, const uint8_t *frame, uint32_t len);
+	/* A frame length out of range; the bytes it claims are skipped. */
+	void (*malformed)(void *opaque, uint32_t bad_len);
+};
+
+/* vb_framed_rx_read(): the peer closed the connection. */
+#define VB_FRAMED_EOF		1
+
+/*
+ * Read what the socket of H has now (at most SIZE bytes, into BUF) and
+ * feed it to RX, calling OPS for each frame or bad length, until the bytes
+ * are used up or a call closed the connection (h->fd < 0).  Returns 0 (also
+ * when there was nothing to read), VB_FRAMED_EOF, or -errno of the read;
+ * on either of the last two the caller closes the connection.
+ */
+int vb_framed_rx_read(struct vb_switch_rx *rx, const struct ev_handler *h,
+		      uint8_t *buf, size_t size,
+		      const struct vb_framed_rx_ops *ops, void *opaque);
+
+/* A vb_framed_rx_read() result other than 0, as the words for a log. */
+const char *vb_framed_rx_why(int err);
 
 struct vb_framed_tx {
 	struct evloop *loop;

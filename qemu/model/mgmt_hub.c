@@ -74,36 +74,33 @@ static void vb_hub_switch_frame(struct vb_hub_port *in, const uint8_t *frame,
 	}
 }
 
+static void vb_hub_rx_frame(void *opaque, const uint8_t *frame, uint32_t len)
+{
+	vb_hub_switch_frame(opaque, frame, len);
+}
+
+static void vb_hub_rx_malformed(void *opaque, uint32_t bad_len)
+{
+	struct vb_hub_port *p = opaque;
+
+	if (log_ratelimit_ok(&p->rl, evloop_now_ms()))
+		log_warn("mgmt hub: port %u sent a frame length of %u (valid %u..%u): frame dropped",
+			 p->id, bad_len, MGMT_FRAME_MIN, MGMT_FRAME_MAX);
+}
+
+static const struct vb_framed_rx_ops vb_hub_rx_ops = {
+	.frame = vb_hub_rx_frame,
+	.malformed = vb_hub_rx_malformed,
+};
+
 static void vb_hub_port_read(struct vb_hub_port *p)
 {
 	struct vb_hub *hub = p->hub;
-	size_t pos = 0, used;
-	ssize_t n;
+	int err = vb_framed_rx_read(&p->rx, &p->h, hub->rbuf, sizeof(hub->rbuf),
+				    &vb_hub_rx_ops, p);
 
-	n = recv(p->h.fd, hub->rbuf, sizeof(hub->rbuf), MSG_DONTWAIT);
-	if (n <= 0) {
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		vb_hub_port_close(p, n == 0 ? "connection closed" : strerror(errno));
-		return;
-	}
-	while (pos < (size_t)n && !p->dead) {
-		switch (vb_switch_rx_feed(&p->rx, hub->rbuf + pos, (size_t)n - pos,
-					  &used)) {
-		case MGMT_RX_FRAME:
-			vb_hub_switch_frame(p, p->rx.frame, p->rx.len);
-			break;
-		case MGMT_RX_MALFORMED:
-			if (log_ratelimit_ok(&p->rl, evloop_now_ms()))
-				log_warn("mgmt hub: port %u sent a frame length of %u (valid %u..%u): frame dropped",
-					 p->id, p->rx.bad_len, MGMT_FRAME_MIN,
-					 MGMT_FRAME_MAX);
-			break;
-		case MGMT_RX_MORE:
-			break;
-		}
-		pos += used;
-	}
+	if (err)
+		vb_hub_port_close(p, vb_framed_rx_why(err));
 }
 
 static void vb_hub_port_event(struct ev_handler *h, uint32_t events)

@@ -142,11 +142,32 @@ static void vb_nic_line_close(struct vb_nic *nic, const char *why)
 	vb_mac_line_peer(&nic->mac, false);
 }
 
+static void vb_nic_line_rx_frame(void *opaque, const uint8_t *frame,
+				 uint32_t len)
+{
+	struct vb_nic *nic = opaque;
+
+	vb_mac_line_rx(&nic->mac, frame, len);
+}
+
+static void vb_nic_line_rx_malformed(void *opaque, uint32_t bad_len)
+{
+	struct vb_nic *nic = opaque;
+
+	if (log_ratelimit_ok(&nic->rl, evloop_now_ms()))
+		log_warn("shared MAC: line peer sent a frame length of %u: dropped",
+			 bad_len);
+}
+
+static const struct vb_framed_rx_ops vb_nic_line_rx_ops = {
+	.frame = vb_nic_line_rx_frame,
+	.malformed = vb_nic_line_rx_malformed,
+};
+
 static void vb_nic_line_event(struct ev_handler *h, uint32_t events)
 {
 	struct vb_nic *nic = container_of(h, struct vb_nic, line);
-	size_t pos = 0, used;
-	ssize_t n;
+	int err;
 
 	if (events & EPOLLOUT)
 		vb_nic_line_flush(nic);
@@ -157,30 +178,10 @@ static void vb_nic_line_event(struct ev_handler *h, uint32_t events)
 			vb_nic_line_close(nic, "connection closed");
 		return;
 	}
-	n = recv(h->fd, nic->rbuf, sizeof(nic->rbuf), MSG_DONTWAIT);
-	if (n <= 0) {
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		vb_nic_line_close(nic, n == 0 ? "connection closed" : strerror(errno));
-		return;
-	}
-	while (pos < (size_t)n && nic->line.fd >= 0) {
-		switch (vb_switch_rx_feed(nic->line_rx, nic->rbuf + pos,
-					  (size_t)n - pos, &used)) {
-		case MGMT_RX_FRAME:
-			vb_mac_line_rx(&nic->mac, nic->line_rx->frame,
-				       nic->line_rx->len);
-			break;
-		case MGMT_RX_MALFORMED:
-			if (log_ratelimit_ok(&nic->rl, evloop_now_ms()))
-				log_warn("shared MAC: line peer sent a frame length of %u: dropped",
-					 nic->line_rx->bad_len);
-			break;
-		case MGMT_RX_MORE:
-			break;
-		}
-		pos += used;
-	}
+	err = vb_framed_rx_read(nic->line_rx, h, nic->rbuf, sizeof(nic->rbuf),
+				&vb_nic_line_rx_ops, nic);
+	if (err)
+		vb_nic_line_close(nic, vb_framed_rx_why(err));
 }
 
 static void vb_nic_line_listen_event(struct ev_handler *h, uint32_t events)
