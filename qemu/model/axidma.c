@@ -28,12 +28,12 @@ static const char *const bad_names[] = {
 
 static const char *const ch_names[] = { "MM2S", "S2MM" };
 
-static uint32_t cr_of(struct axidma *d, struct axidma_chan *c)
+static uint32_t vb_axidma_cr_of(struct vb_axidma *d, struct vb_axidma_chan *c)
 {
 	return rd32(d->page, c->base + EUSRV_AXIDMA_CR);
 }
 
-static uint64_t reg_addr(struct axidma *d, uint32_t off)
+static uint64_t vb_axidma_reg_addr(struct vb_axidma *d, uint32_t off)
 {
 	uint32_t hi = rd32(d->page, off + 4);
 	uint32_t lo = rd32_acquire(d->page, off);
@@ -41,8 +41,8 @@ static uint64_t reg_addr(struct axidma *d, uint32_t off)
 	return (uint64_t)hi << 32 | lo;
 }
 
-static void bad(struct axidma *d, struct axidma_chan *c, uint32_t code,
-		uint32_t value)
+static void vb_axidma_bad(struct vb_axidma *d, struct vb_axidma_chan *c,
+			  uint32_t code, uint32_t value)
 {
 	c->bad_cnt++;
 	c->bad_last = code;
@@ -50,21 +50,20 @@ static void bad(struct axidma *d, struct axidma_chan *c, uint32_t code,
 	wr32(d->page, c->vb + EUSRV_AXIDMA_VB_BAD_CNT, c->bad_cnt);
 	if (log_ratelimit_ok(&d->rl, evloop_now_ms()))
 		log_warn("node%u AXI DMA %s: programming error %u (%s), value %#x",
-			 d->node, ch_names[c == &d->ch[EUSRV_AXIDMA_RX]], code,
+			 d->node, ch_names[c == &d->ch[VB_AXIDMA_RX]], code,
 			 bad_names[code], value);
 }
 
-static void bad_once(struct axidma *d, struct axidma_chan *c, bool *flag,
-		     uint32_t *last, uint32_t code, uint32_t value)
+static void vb_axidma_bad_once(struct vb_axidma *d, struct vb_axidma_chan *c,
+			       bool *flag, uint32_t *last, uint32_t code,
+			       uint32_t value)
 {
-	if (*flag && *last == value)
-		return;
-	*flag = true;
-	*last = value;
-	bad(d, c, code, value);
+	if (reg_bad_is_new(flag, last, value))
+		vb_axidma_bad(d, c, code, value);
 }
 
-static void publish(struct axidma *d, struct axidma_chan *c, uint64_t now_us)
+static void vb_axidma_publish(struct vb_axidma *d, struct vb_axidma_chan *c,
+			      uint64_t now_us)
 {
 	uint32_t v = c->sr | EUSRV_AXIDMA_SR_SGINCLD;
 	uint32_t dly = 0;
@@ -80,7 +79,8 @@ static void publish(struct axidma *d, struct axidma_chan *c, uint64_t now_us)
 	wr32_release(d->page, c->base + EUSRV_AXIDMA_SR, v);
 }
 
-static uint32_t threshold(struct axidma *d, struct axidma_chan *c, uint32_t cr)
+static uint32_t vb_axidma_threshold(struct vb_axidma *d,
+				    struct vb_axidma_chan *c, uint32_t cr)
 {
 	uint32_t t = (cr & EUSRV_AXIDMA_CR_THRESH_MASK) >> EUSRV_AXIDMA_CR_THRESH_SHIFT;
 
@@ -89,7 +89,7 @@ static uint32_t threshold(struct axidma *d, struct axidma_chan *c, uint32_t cr)
 	return t ? t : 1;
 }
 
-static void chan_reset(struct axidma *d, struct axidma_chan *c)
+static void vb_axidma_chan_reset(struct vb_axidma *d, struct vb_axidma_chan *c)
 {
 	c->sr = EUSRV_AXIDMA_SR_HALTED | EUSRV_AXIDMA_SR_SGINCLD;
 	c->cr_seen = EUSRV_AXIDMA_CR_RESET_VALUE;
@@ -105,20 +105,20 @@ static void chan_reset(struct axidma *d, struct axidma_chan *c)
 	(void)d;
 }
 
-void axidma_init(struct axidma *d, void *page, const struct board *board,
-		 unsigned int node)
+void vb_axidma_init(struct vb_axidma *d, void *page, const struct board *board,
+		    unsigned int node)
 {
 	memset(d, 0, sizeof(*d));
 	d->page = page;
 	d->board = board;
 	d->node = node;
-	d->ch[EUSRV_AXIDMA_TX].base = EUSRV_AXIDMA_MM2S;
-	d->ch[EUSRV_AXIDMA_TX].vb = EUSRV_AXIDMA_VB_MM2S;
-	d->ch[EUSRV_AXIDMA_RX].base = EUSRV_AXIDMA_S2MM;
-	d->ch[EUSRV_AXIDMA_RX].vb = EUSRV_AXIDMA_VB_S2MM;
+	d->ch[VB_AXIDMA_TX].base = EUSRV_AXIDMA_MM2S;
+	d->ch[VB_AXIDMA_TX].vb = EUSRV_AXIDMA_VB_MM2S;
+	d->ch[VB_AXIDMA_RX].base = EUSRV_AXIDMA_S2MM;
+	d->ch[VB_AXIDMA_RX].vb = EUSRV_AXIDMA_VB_S2MM;
 }
 
-void axidma_attach(struct axidma *d)
+void vb_axidma_attach(struct vb_axidma *d)
 {
 	unsigned int i;
 	uint32_t off;
@@ -126,37 +126,37 @@ void axidma_attach(struct axidma *d)
 	for (off = 0; off < EUSRV_PAGE_SIZE; off += 8)
 		wr64(d->page, off, 0);
 	for (i = 0; i < 2; i++) {
-		struct axidma_chan *c = &d->ch[i];
+		struct vb_axidma_chan *c = &d->ch[i];
 
-		chan_reset(d, c);
+		vb_axidma_chan_reset(d, c);
 		c->clr_seq = 0;
 		c->bad_cnt = c->bad_last = c->inj_cnt = 0;
-		c->inject = EUSRV_AXIDMA_INJ_NONE;
-		publish(d, c, 0);
+		c->inject = VB_AXIDMA_INJ_NONE;
+		vb_axidma_publish(d, c, 0);
 	}
 	d->up = true;
 }
 
-void axidma_detach(struct axidma *d)
+void vb_axidma_detach(struct vb_axidma *d)
 {
 	d->up = false;
 	d->ch[0].dly_deadline_us = d->ch[1].dly_deadline_us = 0;
 }
 
 /* DMACR.Reset: both channels, and the node's registers are rewritten. */
-static void engine_reset(struct axidma *d, uint64_t now_us)
+static void vb_axidma_engine_reset(struct vb_axidma *d, uint64_t now_us)
 {
 	unsigned int i;
 
 	for (i = 0; i < 2; i++) {
-		struct axidma_chan *c = &d->ch[i];
+		struct vb_axidma_chan *c = &d->ch[i];
 
-		chan_reset(d, c);
+		vb_axidma_chan_reset(d, c);
 		wr32(d->page, c->base + EUSRV_AXIDMA_CURDESC_MSB, 0);
 		wr32(d->page, c->base + EUSRV_AXIDMA_CURDESC, 0);
 		wr32(d->page, c->base + EUSRV_AXIDMA_TAILDESC_MSB, 0);
 		wr32(d->page, c->base + EUSRV_AXIDMA_TAILDESC, 0);
-		publish(d, c, now_us);
+		vb_axidma_publish(d, c, now_us);
 	}
 	/* Reset last: the node waits for it to read 0. */
 	for (i = 0; i < 2; i++)
@@ -165,8 +165,8 @@ static void engine_reset(struct axidma *d, uint64_t now_us)
 	log_debug("node%u AXI DMA: reset", d->node);
 }
 
-static void halt(struct axidma *d, struct axidma_chan *c, uint32_t err,
-		 uint64_t now_us)
+static void vb_axidma_halt(struct vb_axidma *d, struct vb_axidma_chan *c,
+			   uint32_t err, uint64_t now_us)
 {
 	c->sr |= err | EUSRV_AXIDMA_SR_ERR_IRQ | EUSRV_AXIDMA_SR_HALTED;
 	c->sr &= ~EUSRV_AXIDMA_SR_IDLE;
@@ -174,82 +174,127 @@ static void halt(struct axidma *d, struct axidma_chan *c, uint32_t err,
 	c->err_halted = true;
 	c->dly_deadline_us = 0;
 	c->raise = true;
-	publish(d, c, now_us);
+	vb_axidma_publish(d, c, now_us);
 	if (log_ratelimit_ok(&d->rl, evloop_now_ms()))
 		log_info("node%u AXI DMA %s: error %#x, channel halted", d->node,
-			 ch_names[c == &d->ch[EUSRV_AXIDMA_RX]], err);
+			 ch_names[c == &d->ch[VB_AXIDMA_RX]], err);
 }
 
-void axidma_kick(struct axidma *d, unsigned int ch, uint64_t now_us)
+/*
+ * What a kick of a channel makes of each register the node may have
+ * written, one handler a register, as in cdma.c.
+ */
+
+/* VB_SR_CLR_SEQ moved: clear the VB_SR_CLR interrupt bits (write 1 to clear). */
+static void vb_axidma_reg_sr_clr_seq(struct vb_axidma *d,
+				     struct vb_axidma_chan *c, uint64_t now_us)
 {
-	struct axidma_chan *c;
-	uint32_t cr, seq, i;
+	uint32_t seq = rd32_acquire(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ);
+	uint32_t clr;
 
-	if (!d->up || ch > 1)
+	if (seq == c->clr_seq)
 		return;
-	/* Reset in either channel resets both. */
-	for (i = 0; i < 2; i++) {
-		if (cr_of(d, &d->ch[i]) & EUSRV_AXIDMA_CR_RESET) {
-			engine_reset(d, now_us);
-			return;
-		}
-	}
-	c = &d->ch[ch];
-	seq = rd32_acquire(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ);
-	if (seq != c->clr_seq) {
-		uint32_t clr = rd32(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR);
+	clr = rd32(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR);
+	c->clr_seq = seq;
+	if (clr & ~EUSRV_AXIDMA_SR_IRQ_ALL)
+		vb_axidma_bad(d, c, EUSRV_AXIDMA_BAD_SR_CLR, clr);
+	c->sr &= ~(clr & EUSRV_AXIDMA_SR_IRQ_ALL);
+	vb_axidma_publish(d, c, now_us);
+	/* Level semantics: still asserted after the ack, raise again. */
+	c->raise = true;
+}
 
-		c->clr_seq = seq;
-		if (clr & ~EUSRV_AXIDMA_SR_IRQ_ALL)
-			bad(d, c, EUSRV_AXIDMA_BAD_SR_CLR, clr);
-		c->sr &= ~(clr & EUSRV_AXIDMA_SR_IRQ_ALL);
-		publish(d, c, now_us);
-		/* Level semantics: still asserted after the ack, raise again. */
-		c->raise = true;
-	}
-	cr = cr_of(d, c);
-	if (cr & ~EUSRV_AXIDMA_CR_VALID)
-		bad_once(d, c, &c->bad_cr, &c->bad_cr_val, EUSRV_AXIDMA_BAD_CR, cr);
-	else
-		c->bad_cr = false;
-	if (!(cr & EUSRV_AXIDMA_CR_THRESH_MASK) && (c->cr_seen & EUSRV_AXIDMA_CR_THRESH_MASK))
-		bad(d, c, EUSRV_AXIDMA_BAD_THRESH, cr);
-	if ((cr & ~c->cr_seen) & EUSRV_AXIDMA_CR_IRQEN_ALL)
-		c->raise = true;	/* newly enabled, maybe already set */
-	if (((cr ^ c->cr_seen) & EUSRV_AXIDMA_CR_THRESH_MASK))
-		c->thresh_cnt = threshold(d, c, cr);
-	c->cr_seen = cr;
-
+/* DMACR.RS: stop the channel, or start it at CURDESC. */
+static void vb_axidma_cr_run_stop(struct vb_axidma *d, struct vb_axidma_chan *c,
+				  uint32_t cr, uint64_t now_us)
+{
 	if (!(cr & EUSRV_AXIDMA_CR_RS)) {
 		if (c->running || !(c->sr & EUSRV_AXIDMA_SR_HALTED)) {
 			c->running = false;
 			c->sr |= EUSRV_AXIDMA_SR_HALTED;
 			c->sr &= ~EUSRV_AXIDMA_SR_IDLE;
-			publish(d, c, now_us);
+			vb_axidma_publish(d, c, now_us);
 		}
 	} else if (!c->running && !c->err_halted) {
-		uint64_t cur = reg_addr(d, c->base + EUSRV_AXIDMA_CURDESC);
+		uint64_t cur = vb_axidma_reg_addr(d, c->base + EUSRV_AXIDMA_CURDESC);
 
 		if (cur & ~DESC_MASK)
-			bad_once(d, c, &c->bad_cur, &c->bad_cur_val,
-				 EUSRV_AXIDMA_BAD_CURDESC, (uint32_t)cur);
+			vb_axidma_bad_once(d, c, &c->bad_cur, &c->bad_cur_val,
+					   EUSRV_AXIDMA_BAD_CURDESC, (uint32_t)cur);
 		c->next = cur & DESC_MASK;
 		c->running = true;
 		c->idle = false;
 		c->sr &= ~(EUSRV_AXIDMA_SR_HALTED | EUSRV_AXIDMA_SR_IDLE);
-		publish(d, c, now_us);
+		vb_axidma_publish(d, c, now_us);
 	}
 }
 
+/* DMACR (Reset aside): reserved bits, IRQThreshold, enables, then RS. */
+static void vb_axidma_reg_cr(struct vb_axidma *d, struct vb_axidma_chan *c,
+			     uint64_t now_us)
+{
+	uint32_t cr = vb_axidma_cr_of(d, c);
+
+	if (cr & ~EUSRV_AXIDMA_CR_VALID)
+		vb_axidma_bad_once(d, c, &c->bad_cr, &c->bad_cr_val, EUSRV_AXIDMA_BAD_CR, cr);
+	else
+		c->bad_cr = false;
+	if (!(cr & EUSRV_AXIDMA_CR_THRESH_MASK) && (c->cr_seen & EUSRV_AXIDMA_CR_THRESH_MASK))
+		vb_axidma_bad(d, c, EUSRV_AXIDMA_BAD_THRESH, cr);
+	if ((cr & ~c->cr_seen) & EUSRV_AXIDMA_CR_IRQEN_ALL)
+		c->raise = true;	/* newly enabled, maybe already set */
+	if (((cr ^ c->cr_seen) & EUSRV_AXIDMA_CR_THRESH_MASK))
+		c->thresh_cnt = vb_axidma_threshold(d, c, cr);
+	c->cr_seen = cr;
+	vb_axidma_cr_run_stop(d, c, cr, now_us);
+}
+
+/* The node may have written channel C's register at OFF (from c->base or c->vb). */
+static void vb_axidma_reg_write(struct vb_axidma *d, struct vb_axidma_chan *c,
+				uint32_t off, uint64_t now_us)
+{
+	switch (off) {
+	case EUSRV_AXIDMA_VB_SR_CLR_SEQ:
+		vb_axidma_reg_sr_clr_seq(d, c, now_us);
+		break;
+	case EUSRV_AXIDMA_CR:
+		vb_axidma_reg_cr(d, c, now_us);
+		break;
+	}
+}
+
+/* The registers of a channel a kick looks at, in the order it acts on them. */
+static const uint32_t kick_regs[] = {
+	EUSRV_AXIDMA_VB_SR_CLR_SEQ,
+	EUSRV_AXIDMA_CR,
+};
+
+void vb_axidma_kick(struct vb_axidma *d, unsigned int ch, uint64_t now_us)
+{
+	size_t i;
+
+	if (!d->up || ch > 1)
+		return;
+	/* Reset in either channel resets both, before anything else. */
+	for (i = 0; i < 2; i++) {
+		if (vb_axidma_cr_of(d, &d->ch[i]) & EUSRV_AXIDMA_CR_RESET) {
+			vb_axidma_engine_reset(d, now_us);
+			return;
+		}
+	}
+	for (i = 0; i < sizeof(kick_regs) / sizeof(kick_regs[0]); i++)
+		vb_axidma_reg_write(d, &d->ch[ch], kick_regs[i], now_us);
+}
+
 /* Host pointer to LEN bytes at GA in the node's own RAM, or NULL. */
-static void *own_ram(struct axidma *d, uint64_t ga, uint64_t len)
+static void *vb_axidma_own_ram(struct vb_axidma *d, uint64_t ga, uint64_t len)
 {
 	if (EUSRV_GA_NODE(ga) != d->node)
 		return NULL;
 	return board_ram_ptr(d->board, ga, len);
 }
 
-struct desc {
+struct vb_axidma_desc {
 	uint64_t ga;
 	uint8_t *host;		/* the descriptor in RAM */
 	uint64_t next;
@@ -259,7 +304,7 @@ struct desc {
 	uint32_t app[5];
 };
 
-static uint32_t le32_at(const uint8_t *p, uint32_t off)
+static uint32_t vb_axidma_le32_at(const uint8_t *p, uint32_t off)
 {
 	uint32_t v;
 
@@ -267,43 +312,44 @@ static uint32_t le32_at(const uint8_t *p, uint32_t off)
 	return le32toh(v);
 }
 
-static void put_le32(uint8_t *p, uint32_t off, uint32_t v)
+static void vb_axidma_put_le32(uint8_t *p, uint32_t off, uint32_t v)
 {
 	__atomic_store_n((uint32_t *)(void *)(p + off), htole32(v),
 			 __ATOMIC_RELEASE);
 }
 
 /* Fetch the descriptor at GA: 0, or the DMASR SG error bit. */
-static uint32_t fetch(struct axidma *d, uint64_t ga, struct desc *out)
+static uint32_t vb_axidma_fetch(struct vb_axidma *d, uint64_t ga,
+				struct vb_axidma_desc *out)
 {
 	uint8_t raw[DESC_SIZE];
 	unsigned int i;
 
 	out->ga = ga;
-	out->host = own_ram(d, ga, DESC_SIZE);
+	out->host = vb_axidma_own_ram(d, ga, DESC_SIZE);
 	if (!out->host)
 		return EUSRV_AXIDMA_SR_SG_DEC_ERR;
 	memcpy(raw, out->host, sizeof(raw));
-	out->next = ((uint64_t)le32_at(raw, EUSRV_AXIDMA_DESC_NEXT_MSB) << 32 |
-		     le32_at(raw, EUSRV_AXIDMA_DESC_NEXT)) & DESC_MASK;
-	out->buf = (uint64_t)le32_at(raw, EUSRV_AXIDMA_DESC_BUF_MSB) << 32 |
-		   le32_at(raw, EUSRV_AXIDMA_DESC_BUF);
-	out->ctrl = le32_at(raw, EUSRV_AXIDMA_DESC_CTRL);
-	out->status = le32_at(raw, EUSRV_AXIDMA_DESC_STATUS);
+	out->next = ((uint64_t)vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_NEXT_MSB) << 32 |
+		     vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_NEXT)) & DESC_MASK;
+	out->buf = (uint64_t)vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_BUF_MSB) << 32 |
+		   vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_BUF);
+	out->ctrl = vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_CTRL);
+	out->status = vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_STATUS);
 	for (i = 0; i < 5; i++)
-		out->app[i] = le32_at(raw, EUSRV_AXIDMA_DESC_APP(i));
+		out->app[i] = vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_APP(i));
 	if (out->status & EUSRV_AXIDMA_ST_CMPLT)
 		return EUSRV_AXIDMA_SR_SG_INT_ERR;
 	return 0;
 }
 
-static uint64_t tail_of(struct axidma *d, struct axidma_chan *c)
+static uint64_t vb_axidma_tail_of(struct vb_axidma *d, struct vb_axidma_chan *c)
 {
-	uint64_t t = reg_addr(d, c->base + EUSRV_AXIDMA_TAILDESC);
+	uint64_t t = vb_axidma_reg_addr(d, c->base + EUSRV_AXIDMA_TAILDESC);
 
 	if (t & ~DESC_MASK)
-		bad_once(d, c, &c->bad_tail, &c->bad_tail_val,
-			 EUSRV_AXIDMA_BAD_TAILDESC, (uint32_t)t);
+		vb_axidma_bad_once(d, c, &c->bad_tail, &c->bad_tail_val,
+				   EUSRV_AXIDMA_BAD_TAILDESC, (uint32_t)t);
 	else
 		c->bad_tail = false;
 	return t & DESC_MASK;
@@ -316,7 +362,8 @@ static uint64_t tail_of(struct axidma *d, struct axidma_chan *c)
  * engine has already reached, after which the driver may be filling
  * descriptors beyond it: so a driver keeps one descriptor of a ring unused.
  */
-static bool available(struct axidma *d, struct axidma_chan *c, uint64_t tail)
+static bool vb_axidma_available(struct vb_axidma *d, struct vb_axidma_chan *c,
+				uint64_t tail)
 {
 	if (!d->up || !c->running || c->err_halted || !tail)
 		return false;
@@ -331,16 +378,17 @@ static bool available(struct axidma *d, struct axidma_chan *c, uint64_t tail)
 }
 
 /* One frame's descriptors were completed (an IOC event). */
-static void ioc_event(struct axidma *d, struct axidma_chan *c, uint64_t now_us)
+static void vb_axidma_ioc_event(struct vb_axidma *d, struct vb_axidma_chan *c,
+				uint64_t now_us)
 {
-	uint32_t cr = cr_of(d, c);
+	uint32_t cr = vb_axidma_cr_of(d, c);
 	uint32_t dly = (cr & EUSRV_AXIDMA_CR_DELAY_MASK) >> EUSRV_AXIDMA_CR_DELAY_SHIFT;
 
 	if (c->thresh_cnt == 0 || c->thresh_cnt > 255)
-		c->thresh_cnt = threshold(d, c, cr);
+		c->thresh_cnt = vb_axidma_threshold(d, c, cr);
 	if (--c->thresh_cnt == 0) {
 		c->sr |= EUSRV_AXIDMA_SR_IOC_IRQ;
-		c->thresh_cnt = threshold(d, c, cr);
+		c->thresh_cnt = vb_axidma_threshold(d, c, cr);
 		c->dly_deadline_us = 0;
 		c->raise = true;
 	} else if (dly) {
@@ -350,8 +398,9 @@ static void ioc_event(struct axidma *d, struct axidma_chan *c, uint64_t now_us)
 }
 
 /* Advance past the frame's last descriptor LAST. */
-static void advance(struct axidma *d, struct axidma_chan *c,
-		    const struct desc *last, uint64_t tail, uint64_t now_us)
+static void vb_axidma_advance(struct vb_axidma *d, struct vb_axidma_chan *c,
+			      const struct vb_axidma_desc *last, uint64_t tail,
+			      uint64_t now_us)
 {
 	c->next = last->next;
 	if (last->ga == tail) {
@@ -359,32 +408,33 @@ static void advance(struct axidma *d, struct axidma_chan *c,
 		c->idle_at = tail;
 		c->sr |= EUSRV_AXIDMA_SR_IDLE;
 	}
-	ioc_event(d, c, now_us);
-	publish(d, c, now_us);
+	vb_axidma_ioc_event(d, c, now_us);
+	vb_axidma_publish(d, c, now_us);
 }
 
-static uint32_t inject_sg(enum axidma_inject k)
+static uint32_t vb_axidma_inject_sg(enum vb_axidma_inject_kind k)
 {
 	switch (k) {
-	case EUSRV_AXIDMA_INJ_SG_INT: return EUSRV_AXIDMA_SR_SG_INT_ERR;
-	case EUSRV_AXIDMA_INJ_SG_SLV: return EUSRV_AXIDMA_SR_SG_SLV_ERR;
-	case EUSRV_AXIDMA_INJ_SG_DEC: return EUSRV_AXIDMA_SR_SG_DEC_ERR;
+	case VB_AXIDMA_INJ_SG_INT: return EUSRV_AXIDMA_SR_SG_INT_ERR;
+	case VB_AXIDMA_INJ_SG_SLV: return EUSRV_AXIDMA_SR_SG_SLV_ERR;
+	case VB_AXIDMA_INJ_SG_DEC: return EUSRV_AXIDMA_SR_SG_DEC_ERR;
 	default: return 0;
 	}
 }
 
-static void inject_dma(enum axidma_inject k, uint32_t *sr, uint32_t *st)
+static void vb_axidma_inject_dma(enum vb_axidma_inject_kind k, uint32_t *sr,
+				 uint32_t *st)
 {
 	switch (k) {
-	case EUSRV_AXIDMA_INJ_DMA_INT:
+	case VB_AXIDMA_INJ_DMA_INT:
 		*sr = EUSRV_AXIDMA_SR_DMA_INT_ERR;
 		*st = EUSRV_AXIDMA_ST_INTERR;
 		break;
-	case EUSRV_AXIDMA_INJ_DMA_SLV:
+	case VB_AXIDMA_INJ_DMA_SLV:
 		*sr = EUSRV_AXIDMA_SR_DMA_SLV_ERR;
 		*st = EUSRV_AXIDMA_ST_SLVERR;
 		break;
-	case EUSRV_AXIDMA_INJ_DMA_DEC:
+	case VB_AXIDMA_INJ_DMA_DEC:
 		*sr = EUSRV_AXIDMA_SR_DMA_DEC_ERR;
 		*st = EUSRV_AXIDMA_ST_DECERR;
 		break;
@@ -395,65 +445,66 @@ static void inject_dma(enum axidma_inject k, uint32_t *sr, uint32_t *st)
 }
 
 /* A DMA error on descriptor DS: status written back, channel halted. */
-static void dma_error(struct axidma *d, struct axidma_chan *c,
-		      const struct desc *ds, uint32_t sr_bit, uint32_t st_bit,
-		      uint64_t now_us)
+static void vb_axidma_dma_error(struct vb_axidma *d, struct vb_axidma_chan *c,
+				const struct vb_axidma_desc *ds,
+				uint32_t sr_bit, uint32_t st_bit,
+				uint64_t now_us)
 {
-	put_le32(ds->host, EUSRV_AXIDMA_DESC_STATUS, st_bit | EUSRV_AXIDMA_ST_CMPLT);
-	halt(d, c, sr_bit, now_us);
+	vb_axidma_put_le32(ds->host, EUSRV_AXIDMA_DESC_STATUS, st_bit | EUSRV_AXIDMA_ST_CMPLT);
+	vb_axidma_halt(d, c, sr_bit, now_us);
 }
 
 /* Apply a pending injection to the first descriptor DS; true if it failed. */
-static bool injected(struct axidma *d, struct axidma_chan *c,
-		     const struct desc *ds, uint64_t now_us)
+static bool vb_axidma_injected(struct vb_axidma *d, struct vb_axidma_chan *c,
+			       const struct vb_axidma_desc *ds, uint64_t now_us)
 {
-	enum axidma_inject k = c->inject;
+	enum vb_axidma_inject_kind k = c->inject;
 	uint32_t sr, st;
 
-	if (k == EUSRV_AXIDMA_INJ_NONE)
+	if (k == VB_AXIDMA_INJ_NONE)
 		return false;
-	c->inject = EUSRV_AXIDMA_INJ_NONE;
+	c->inject = VB_AXIDMA_INJ_NONE;
 	c->inj_cnt++;
 	wr32(d->page, c->vb + EUSRV_AXIDMA_VB_INJ_CNT, c->inj_cnt);
-	if (inject_sg(k)) {
-		halt(d, c, inject_sg(k), now_us);
+	if (vb_axidma_inject_sg(k)) {
+		vb_axidma_halt(d, c, vb_axidma_inject_sg(k), now_us);
 		return true;
 	}
-	inject_dma(k, &sr, &st);
-	dma_error(d, c, ds, sr, st, now_us);
+	vb_axidma_inject_dma(k, &sr, &st);
+	vb_axidma_dma_error(d, c, ds, sr, st, now_us);
 	return true;
 }
 
-int axidma_tx_frame(struct axidma *d, uint8_t *buf, size_t cap, size_t *len,
-		    uint32_t app[5], uint64_t now_us)
+int vb_axidma_tx_frame(struct vb_axidma *d, uint8_t *buf, size_t cap,
+		       size_t *len, uint32_t app[5], uint64_t now_us)
 {
-	struct axidma_chan *c = &d->ch[EUSRV_AXIDMA_TX];
-	struct desc ds[EUSRV_AXIDMA_MAX_FRAME_DESC];
-	uint64_t tail = tail_of(d, c), ga, total = 0;
+	struct vb_axidma_chan *c = &d->ch[VB_AXIDMA_TX];
+	struct vb_axidma_desc ds[EUSRV_AXIDMA_MAX_FRAME_DESC];
+	uint64_t tail = vb_axidma_tail_of(d, c), ga, total = 0;
 	unsigned int n = 0, i;
 	uint32_t err;
 
-	if (!available(d, c, tail))
+	if (!vb_axidma_available(d, c, tail))
 		return 0;
 	ga = c->next;
 	for (;;) {
-		struct desc *x = &ds[n];
+		struct vb_axidma_desc *x = &ds[n];
 
-		err = fetch(d, ga, x);
+		err = vb_axidma_fetch(d, ga, x);
 		if (err) {
-			halt(d, c, err, now_us);
+			vb_axidma_halt(d, c, err, now_us);
 			return -1;
 		}
 		if (n == 0) {
-			if (injected(d, c, x, now_us))
+			if (vb_axidma_injected(d, c, x, now_us))
 				return -1;
 			if (!(x->ctrl & EUSRV_AXIDMA_CTRL_SOF))
-				bad(d, c, EUSRV_AXIDMA_BAD_NO_SOF, x->ctrl);
+				vb_axidma_bad(d, c, EUSRV_AXIDMA_BAD_NO_SOF, x->ctrl);
 			memcpy(app, x->app, sizeof(x->app));
 		}
 		if (!(x->ctrl & EUSRV_AXIDMA_MAX_LEN)) {
-			dma_error(d, c, x, EUSRV_AXIDMA_SR_DMA_INT_ERR,
-				  EUSRV_AXIDMA_ST_INTERR, now_us);
+			vb_axidma_dma_error(d, c, x, EUSRV_AXIDMA_SR_DMA_INT_ERR,
+					    EUSRV_AXIDMA_ST_INTERR, now_us);
 			return -1;
 		}
 		n++;
@@ -462,19 +513,19 @@ int axidma_tx_frame(struct axidma *d, uint8_t *buf, size_t cap, size_t *len,
 		if (x->ga == tail)
 			return 0;	/* the rest of the frame is not there yet */
 		if (n == EUSRV_AXIDMA_MAX_FRAME_DESC) {
-			dma_error(d, c, x, EUSRV_AXIDMA_SR_DMA_INT_ERR,
-				  EUSRV_AXIDMA_ST_INTERR, now_us);
+			vb_axidma_dma_error(d, c, x, EUSRV_AXIDMA_SR_DMA_INT_ERR,
+					    EUSRV_AXIDMA_ST_INTERR, now_us);
 			return -1;
 		}
 		ga = x->next;
 	}
 	for (i = 0; i < n; i++) {
 		uint32_t blen = ds[i].ctrl & EUSRV_AXIDMA_MAX_LEN;
-		const uint8_t *src = own_ram(d, ds[i].buf, blen);
+		const uint8_t *src = vb_axidma_own_ram(d, ds[i].buf, blen);
 
 		if (!src) {
-			dma_error(d, c, &ds[i], EUSRV_AXIDMA_SR_DMA_DEC_ERR,
-				  EUSRV_AXIDMA_ST_DECERR, now_us);
+			vb_axidma_dma_error(d, c, &ds[i], EUSRV_AXIDMA_SR_DMA_DEC_ERR,
+					    EUSRV_AXIDMA_ST_DECERR, now_us);
 			return -1;
 		}
 		if (total < cap)
@@ -483,41 +534,41 @@ int axidma_tx_frame(struct axidma *d, uint8_t *buf, size_t cap, size_t *len,
 		total += blen;
 	}
 	for (i = 0; i < n; i++)
-		put_le32(ds[i].host, EUSRV_AXIDMA_DESC_STATUS,
-			 (ds[i].ctrl & EUSRV_AXIDMA_MAX_LEN) | EUSRV_AXIDMA_ST_CMPLT);
+		vb_axidma_put_le32(ds[i].host, EUSRV_AXIDMA_DESC_STATUS,
+				   (ds[i].ctrl & EUSRV_AXIDMA_MAX_LEN) | EUSRV_AXIDMA_ST_CMPLT);
 	*len = total;
-	advance(d, c, &ds[n - 1], tail, now_us);
+	vb_axidma_advance(d, c, &ds[n - 1], tail, now_us);
 	return 1;
 }
 
-int axidma_rx_frame(struct axidma *d, const uint8_t *frame, size_t len,
-		    const uint32_t app[5], uint64_t now_us)
+int vb_axidma_rx_frame(struct vb_axidma *d, const uint8_t *frame, size_t len,
+		       const uint32_t app[5], uint64_t now_us)
 {
-	struct axidma_chan *c = &d->ch[EUSRV_AXIDMA_RX];
-	struct desc ds[EUSRV_AXIDMA_MAX_FRAME_DESC];
-	uint64_t tail = tail_of(d, c), ga, room = 0;
+	struct vb_axidma_chan *c = &d->ch[VB_AXIDMA_RX];
+	struct vb_axidma_desc ds[EUSRV_AXIDMA_MAX_FRAME_DESC];
+	uint64_t tail = vb_axidma_tail_of(d, c), ga, room = 0;
 	unsigned int n = 0, i;
 	size_t done = 0;
 	uint32_t err;
 
-	if (!len || !available(d, c, tail))
+	if (!len || !vb_axidma_available(d, c, tail))
 		return -ENOSPC;
 	ga = c->next;
 	for (;;) {
-		struct desc *x = &ds[n];
+		struct vb_axidma_desc *x = &ds[n];
 		uint32_t blen;
 
-		err = fetch(d, ga, x);
+		err = vb_axidma_fetch(d, ga, x);
 		if (err) {
-			halt(d, c, err, now_us);
+			vb_axidma_halt(d, c, err, now_us);
 			return -EIO;
 		}
-		if (n == 0 && injected(d, c, x, now_us))
+		if (n == 0 && vb_axidma_injected(d, c, x, now_us))
 			return -EIO;
 		blen = x->ctrl & EUSRV_AXIDMA_MAX_LEN;
 		if (!blen) {
-			dma_error(d, c, x, EUSRV_AXIDMA_SR_DMA_INT_ERR,
-				  EUSRV_AXIDMA_ST_INTERR, now_us);
+			vb_axidma_dma_error(d, c, x, EUSRV_AXIDMA_SR_DMA_INT_ERR,
+					    EUSRV_AXIDMA_ST_INTERR, now_us);
 			return -EIO;
 		}
 		n++;
@@ -531,11 +582,11 @@ int axidma_rx_frame(struct axidma *d, const uint8_t *frame, size_t len,
 	for (i = 0; i < n; i++) {
 		size_t blen = ds[i].ctrl & EUSRV_AXIDMA_MAX_LEN;
 		size_t chunk = len - done < blen ? len - done : blen;
-		uint8_t *dst = own_ram(d, ds[i].buf, chunk);
+		uint8_t *dst = vb_axidma_own_ram(d, ds[i].buf, chunk);
 
 		if (!dst) {
-			dma_error(d, c, &ds[i], EUSRV_AXIDMA_SR_DMA_DEC_ERR,
-				  EUSRV_AXIDMA_ST_DECERR, now_us);
+			vb_axidma_dma_error(d, c, &ds[i], EUSRV_AXIDMA_SR_DMA_DEC_ERR,
+					    EUSRV_AXIDMA_ST_DECERR, now_us);
 			return -EIO;
 		}
 		memcpy(dst, frame + done, chunk);
@@ -552,20 +603,20 @@ int axidma_rx_frame(struct axidma *d, const uint8_t *frame, size_t len,
 
 			st |= EUSRV_AXIDMA_ST_RXEOF;
 			for (a = 0; a < 5; a++)
-				put_le32(ds[i].host, EUSRV_AXIDMA_DESC_APP(a), app[a]);
+				vb_axidma_put_le32(ds[i].host, EUSRV_AXIDMA_DESC_APP(a), app[a]);
 		}
-		put_le32(ds[i].host, EUSRV_AXIDMA_DESC_STATUS, st);
+		vb_axidma_put_le32(ds[i].host, EUSRV_AXIDMA_DESC_STATUS, st);
 	}
-	advance(d, c, &ds[n - 1], tail, now_us);
+	vb_axidma_advance(d, c, &ds[n - 1], tail, now_us);
 	return 0;
 }
 
-void axidma_timer(struct axidma *d, uint64_t now_us)
+void vb_axidma_timer(struct vb_axidma *d, uint64_t now_us)
 {
 	unsigned int i;
 
 	for (i = 0; i < 2; i++) {
-		struct axidma_chan *c = &d->ch[i];
+		struct vb_axidma_chan *c = &d->ch[i];
 
 		if (!c->dly_deadline_us || c->dly_deadline_us > now_us)
 			continue;
@@ -573,13 +624,13 @@ void axidma_timer(struct axidma *d, uint64_t now_us)
 		if (!d->up)
 			continue;
 		c->sr |= EUSRV_AXIDMA_SR_DLY_IRQ;
-		c->thresh_cnt = threshold(d, c, cr_of(d, c));
+		c->thresh_cnt = vb_axidma_threshold(d, c, vb_axidma_cr_of(d, c));
 		c->raise = true;
-		publish(d, c, now_us);
+		vb_axidma_publish(d, c, now_us);
 	}
 }
 
-uint64_t axidma_next_deadline(const struct axidma *d)
+uint64_t vb_axidma_next_deadline(const struct vb_axidma *d)
 {
 	uint64_t a = d->ch[0].dly_deadline_us, b = d->ch[1].dly_deadline_us;
 
@@ -590,18 +641,19 @@ uint64_t axidma_next_deadline(const struct axidma *d)
 	return a < b ? a : b;
 }
 
-bool axidma_update_irq(struct axidma *d, unsigned int ch)
+bool vb_axidma_update_irq(struct vb_axidma *d, unsigned int ch)
 {
-	struct axidma_chan *c = &d->ch[ch];
+	struct vb_axidma_chan *c = &d->ch[ch];
 	bool raise = c->raise;
 
 	c->raise = false;
 	if (!d->up || !raise)
 		return false;
-	return (c->sr & cr_of(d, c) & EUSRV_AXIDMA_SR_IRQ_ALL) != 0;
+	return (c->sr & vb_axidma_cr_of(d, c) & EUSRV_AXIDMA_SR_IRQ_ALL) != 0;
 }
 
-void axidma_inject(struct axidma *d, unsigned int ch, enum axidma_inject kind)
+void vb_axidma_inject(struct vb_axidma *d, unsigned int ch,
+		      enum vb_axidma_inject_kind kind)
 {
 	if (ch < 2)
 		d->ch[ch].inject = kind;

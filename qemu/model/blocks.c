@@ -12,21 +12,21 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "mac.h"
 
-static struct blocks_node *mbox_node(struct mbox *m)
+static struct vb_blocks_node *vb_blocks_mbox_node(struct vb_mbox *m)
 {
-	return container_of(m, struct blocks_node, mbox);
+	return container_of(m, struct vb_blocks_node, mbox);
 }
 
-static struct mbox *op_peer(struct mbox *m, unsigned int node)
+static struct vb_mbox *vb_blocks_op_peer(struct vb_mbox *m, unsigned int node)
 {
-	struct blocks *bl = mbox_node(m)->blocks;
+	struct vb_blocks *bl = vb_blocks_mbox_node(m)->blocks;
 
 	return node < bl->board->nr_nodes ? &bl->nodes[node].mbox : NULL;
 }
 
-static void raise_vector(struct blocks_node *bn, unsigned int vector)
+static void vb_blocks_raise_vector(struct vb_blocks_node *bn,
+				   unsigned int vector)
 {
 	uint64_t one = 1;
 
@@ -37,21 +37,22 @@ static void raise_vector(struct blocks_node *bn, unsigned int vector)
 			 strerror(errno));
 }
 
-void blocks_raise(struct blocks *bl, unsigned int node, unsigned int vector)
+void vb_blocks_raise(struct vb_blocks *bl, unsigned int node,
+		     unsigned int vector)
 {
 	if (node < EUSRV_MAX_NODES && vector < EUSRV_NR_VECTORS)
-		raise_vector(&bl->nodes[node], vector);
+		vb_blocks_raise_vector(&bl->nodes[node], vector);
 }
 
-static void op_raise_irq(struct mbox *m)
+static void vb_blocks_op_raise_irq(struct vb_mbox *m)
 {
-	raise_vector(mbox_node(m), EUSRV_VEC_MBOX);
+	vb_blocks_raise_vector(vb_blocks_mbox_node(m), EUSRV_VEC_MBOX);
 }
 
-static void op_schedule(struct mbox *m)
+static void vb_blocks_op_schedule(struct vb_mbox *m)
 {
-	struct blocks_node *bn = mbox_node(m);
-	struct blocks *bl = bn->blocks;
+	struct vb_blocks_node *bn = vb_blocks_mbox_node(m);
+	struct vb_blocks *bl = bn->blocks;
 
 	if (bn->queued)
 		return;
@@ -60,119 +61,105 @@ static void op_schedule(struct mbox *m)
 	bl->runq_len++;
 }
 
-static void timer_set(struct blocks_node *bn, uint64_t deadline_ms)
+static void vb_blocks_timer_set(struct vb_blocks_node *bn, uint64_t deadline_ms)
 {
-	struct itimerspec its = {
-		.it_value.tv_sec = (time_t)(deadline_ms / MSEC_PER_SEC),
-		.it_value.tv_nsec = (long)(deadline_ms % MSEC_PER_SEC *
-					   NSEC_PER_MSEC),
-	};
+	int err = evloop_timer_set_us(bn->timer.fd, deadline_ms * 1000U);
 
-	if (timerfd_settime(bn->timer.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+	if (err)
 		log_err("node%u: arming the block timer: %s", bn->mbox.node,
-			strerror(errno));
+			strerror(-err));
 }
 
-static void op_timer_arm(struct mbox *m, uint64_t deadline_ms)
+static void vb_blocks_op_timer_arm(struct vb_mbox *m, uint64_t deadline_ms)
 {
 	/* 0 would disarm: the clock is never that young, but be exact. */
-	timer_set(mbox_node(m), deadline_ms ? deadline_ms : 1);
+	vb_blocks_timer_set(vb_blocks_mbox_node(m), deadline_ms ? deadline_ms : 1);
 }
 
-static void op_timer_cancel(struct mbox *m)
+static void vb_blocks_op_timer_cancel(struct vb_mbox *m)
 {
-	timer_set(mbox_node(m), 0);
+	vb_blocks_timer_set(vb_blocks_mbox_node(m), 0);
 }
 
-static uint64_t op_now_ms(struct mbox *m)
+static uint64_t vb_blocks_op_now_ms(struct vb_mbox *m)
 {
 	(void)m;
 	return evloop_now_ms();
 }
 
-static const struct mbox_ops blocks_mbox_ops = {
-	.peer = op_peer,
-	.raise_irq = op_raise_irq,
-	.schedule = op_schedule,
-	.timer_arm = op_timer_arm,
-	.timer_cancel = op_timer_cancel,
-	.now_ms = op_now_ms,
+static const struct vb_mbox_ops blocks_mbox_ops = {
+	.peer = vb_blocks_op_peer,
+	.raise_irq = vb_blocks_op_raise_irq,
+	.schedule = vb_blocks_op_schedule,
+	.timer_arm = vb_blocks_op_timer_arm,
+	.timer_cancel = vb_blocks_op_timer_cancel,
+	.now_ms = vb_blocks_op_now_ms,
 };
 
 /* ---- CDMA wiring ------------------------------------------------------ */
 
-static struct blocks_node *cdma_node(struct cdma *c)
+static struct vb_blocks_node *vb_blocks_cdma_node(struct vb_cdma *c)
 {
-	return container_of(c, struct blocks_node, cdma);
+	return container_of(c, struct vb_blocks_node, cdma);
 }
 
-static void cdma_op_schedule(struct cdma *c)
+static void vb_blocks_cdma_op_schedule(struct vb_cdma *c)
 {
 	/* The node's run queue entry runs both its mailbox and its CDMA. */
-	op_schedule(&cdma_node(c)->mbox);
+	vb_blocks_op_schedule(&vb_blocks_cdma_node(c)->mbox);
 }
 
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000U;
-}
-
-static uint64_t cdma_op_now_us(struct cdma *c)
+static uint64_t vb_blocks_cdma_op_now_us(struct vb_cdma *c)
 {
 	(void)c;
-	return mono_us();
+	return evloop_now_us();
 }
 
-static const struct cdma_ops blocks_cdma_ops = {
-	.schedule = cdma_op_schedule,
-	.now_us = cdma_op_now_us,
+static const struct vb_cdma_ops blocks_cdma_ops = {
+	.schedule = vb_blocks_cdma_op_schedule,
+	.now_us = vb_blocks_cdma_op_now_us,
 };
 
-static void cdma_timer_event(struct ev_handler *h, uint32_t events)
+static void vb_blocks_cdma_timer_event(struct ev_handler *h, uint32_t events)
 {
-	struct blocks_node *bn = container_of(h, struct blocks_node, cdma_timer);
+	struct vb_blocks_node *bn = container_of(h, struct vb_blocks_node, cdma_timer);
 	uint64_t expirations;
 
 	(void)events;
 	if (read(h->fd, &expirations, sizeof(expirations)) < 0)
 		return;
 	bn->cdma_armed_us = 0;
-	cdma_timer(&bn->cdma);
+	vb_cdma_timer(&bn->cdma);
 }
 
 /* Arm the node's CDMA timerfd for the engine's earliest deadline. */
-static void cdma_arm(struct blocks_node *bn)
+static void vb_blocks_cdma_arm(struct vb_blocks_node *bn)
 {
-	uint64_t t = cdma_next_deadline(&bn->cdma);
-	struct itimerspec its = { 0 };
+	uint64_t t = vb_cdma_next_deadline(&bn->cdma);
+	int err;
 
 	if (t == bn->cdma_armed_us || bn->cdma_timer.fd < 0)
 		return;
 	bn->cdma_armed_us = t;
-	if (t) {
-		its.it_value.tv_sec = (time_t)(t / 1000000ULL);
-		its.it_value.tv_nsec = (long)(t % 1000000ULL * 1000ULL);
-	}
-	if (timerfd_settime(bn->cdma_timer.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+	err = evloop_timer_set_us(bn->cdma_timer.fd, t);
+	if (err)
 		log_err("node%u: arming the CDMA timer: %s", bn->mbox.node,
-			strerror(errno));
+			strerror(-err));
 }
 
-static void timer_event(struct ev_handler *h, uint32_t events)
+static void vb_blocks_timer_event(struct ev_handler *h, uint32_t events)
 {
-	struct blocks_node *bn = container_of(h, struct blocks_node, timer);
+	struct vb_blocks_node *bn = container_of(h, struct vb_blocks_node, timer);
 	uint64_t expirations;
 
 	(void)events;
 	if (read(h->fd, &expirations, sizeof(expirations)) < 0)
 		return;		/* EAGAIN: disarmed or re-armed meanwhile */
-	mbox_timer(&bn->mbox);
+	vb_mbox_timer(&bn->mbox);
 }
 
-int blocks_init(struct blocks *bl, struct board *board, struct evloop *loop)
+int vb_blocks_init(struct vb_blocks *bl, struct board *board,
+		   struct evloop *loop)
 {
 	unsigned int i, v;
 	int err;
@@ -181,22 +168,22 @@ int blocks_init(struct blocks *bl, struct board *board, struct evloop *loop)
 	bl->board = board;
 	bl->loop = loop;
 	for (i = 0; i < EUSRV_MAX_NODES; i++) {
-		struct blocks_node *bn = &bl->nodes[i];
+		struct vb_blocks_node *bn = &bl->nodes[i];
 
 		bn->blocks = bl;
 		bn->timer.fd = -1;
-		bn->timer.fn = timer_event;
+		bn->timer.fn = vb_blocks_timer_event;
 		bn->cdma_timer.fd = -1;
-		bn->cdma_timer.fn = cdma_timer_event;
+		bn->cdma_timer.fn = vb_blocks_cdma_timer_event;
 		for (v = 0; v < EUSRV_NR_VECTORS; v++)
 			bn->irq_fd[v] = -1;
-		mbox_init(&bn->mbox, board_page(board, i, EUSRV_PAGE_MBOX), i,
-			  &blocks_mbox_ops, bl);
-		cdma_init(&bn->cdma, board_page(board, i, EUSRV_PAGE_CDMA), board,
-			  &bn->mbox, i, &blocks_cdma_ops, bl);
+		vb_mbox_init(&bn->mbox, board_page(board, i, EUSRV_PAGE_MBOX), i,
+			     &blocks_mbox_ops, bl);
+		vb_cdma_init(&bn->cdma, board_page(board, i, EUSRV_PAGE_CDMA), board,
+			     &bn->mbox, i, &blocks_cdma_ops, bl);
 	}
 	for (i = 0; i < board->nr_nodes; i++) {
-		struct blocks_node *bn = &bl->nodes[i];
+		struct vb_blocks_node *bn = &bl->nodes[i];
 
 		bn->timer.fd = timerfd_create(CLOCK_MONOTONIC,
 					      TFD_NONBLOCK | TFD_CLOEXEC);
@@ -204,14 +191,14 @@ int blocks_init(struct blocks *bl, struct board *board, struct evloop *loop)
 			err = -errno;
 			log_err("node%u: block timer: timerfd_create: %s", i,
 				strerror(errno));
-			blocks_fini(bl);
+			vb_blocks_fini(bl);
 			return err;
 		}
 		err = ev_add(loop, &bn->timer, EPOLLIN);
 		if (err) {
 			log_err("node%u: block timer: epoll: %s", i,
 				strerror(-err));
-			blocks_fini(bl);
+			vb_blocks_fini(bl);
 			return err;
 		}
 		bn->cdma_timer.fd = timerfd_create(CLOCK_MONOTONIC,
@@ -220,19 +207,19 @@ int blocks_init(struct blocks *bl, struct board *board, struct evloop *loop)
 		      ev_add(loop, &bn->cdma_timer, EPOLLIN);
 		if (err) {
 			log_err("node%u: CDMA timer: %s", i, strerror(-err));
-			blocks_fini(bl);
+			vb_blocks_fini(bl);
 			return err;
 		}
 	}
 	return 0;
 }
 
-void blocks_fini(struct blocks *bl)
+void vb_blocks_fini(struct vb_blocks *bl)
 {
 	unsigned int i;
 
 	for (i = 0; i < EUSRV_MAX_NODES; i++) {
-		struct blocks_node *bn = &bl->nodes[i];
+		struct vb_blocks_node *bn = &bl->nodes[i];
 
 		if (bn->cdma_timer.fd >= 0) {
 			ev_del(bl->loop, &bn->cdma_timer);
@@ -247,66 +234,83 @@ void blocks_fini(struct blocks *bl)
 	}
 }
 
-void blocks_attach(struct blocks *bl, unsigned int node,
-		   const int irq_fds[EUSRV_NR_VECTORS])
+void vb_blocks_attach(struct vb_blocks *bl, unsigned int node,
+		      const int irq_fds[EUSRV_NR_VECTORS])
 {
-	struct blocks_node *bn = &bl->nodes[node];
+	struct vb_blocks_node *bn = &bl->nodes[node];
+	unsigned int i;
 
 	memcpy(bn->irq_fd, irq_fds, sizeof(bn->irq_fd));
-	mbox_attach(&bn->mbox);
-	cdma_attach(&bn->cdma);
-	if (bl->mac)
-		mac_attach(bl->mac, node);
+	vb_mbox_attach(&bn->mbox);
+	vb_cdma_attach(&bn->cdma);
+	for (i = 0; i < bl->nr_ext; i++)
+		bl->ext[i].ops->attach(bl->ext[i].opaque, node);
 	board_set_up(bl->board, node, true);
 }
 
-void blocks_detach(struct blocks *bl, unsigned int node)
+void vb_blocks_detach(struct vb_blocks *bl, unsigned int node)
 {
-	struct blocks_node *bn = &bl->nodes[node];
-	unsigned int v;
+	struct vb_blocks_node *bn = &bl->nodes[node];
+	unsigned int i, v;
 
 	board_set_up(bl->board, node, false);
-	mbox_detach(&bn->mbox);
-	cdma_detach(&bn->cdma);
-	if (bl->mac)
-		mac_detach(bl->mac, node);
+	vb_mbox_detach(&bn->mbox);
+	vb_cdma_detach(&bn->cdma);
+	for (i = 0; i < bl->nr_ext; i++)
+		bl->ext[i].ops->detach(bl->ext[i].opaque, node);
 	for (v = 0; v < EUSRV_NR_VECTORS; v++)
 		bn->irq_fd[v] = -1;
 }
 
-void blocks_kick(struct blocks *bl, unsigned int node, unsigned int vector)
+int vb_blocks_add_ext(struct vb_blocks *bl, uint32_t vectors,
+		      const struct vb_blocks_ext_ops *ops, void *opaque)
 {
-	struct mbox *m = &bl->nodes[node].mbox;
+	unsigned int v;
+
+	if (bl->nr_ext == BLOCKS_MAX_EXT)
+		return -EBUSY;
+	for (v = 0; v < EUSRV_NR_VECTORS; v++)
+		if ((vectors & (1U << v)) &&
+		    (bl->vec_ext[v] || v == EUSRV_VEC_MBOX || v == EUSRV_VEC_CDMA))
+			return -EBUSY;
+	bl->ext[bl->nr_ext].ops = ops;
+	bl->ext[bl->nr_ext].opaque = opaque;
+	bl->nr_ext++;
+	for (v = 0; v < EUSRV_NR_VECTORS; v++)
+		if (vectors & (1U << v))
+			bl->vec_ext[v] = bl->nr_ext;
+	return 0;
+}
+
+void vb_blocks_kick(struct vb_blocks *bl, unsigned int node,
+		    unsigned int vector)
+{
+	struct vb_mbox *m = &bl->nodes[node].mbox;
+	const struct vb_blocks_ext *e;
 
 	switch (vector) {
 	case EUSRV_VEC_MBOX:
-		mbox_kick(m);
-		break;
+		vb_mbox_kick(m);
+		return;
 	case EUSRV_VEC_CDMA:
-		cdma_kick(&bl->nodes[node].cdma);
-		break;
-	case EUSRV_VEC_DMA_MM2S:
-	case EUSRV_VEC_DMA_S2MM:
-	case EUSRV_VEC_MAC:
-		if (bl->mac) {
-			mac_kick(bl->mac, node, vector);
-			break;
-		}
-		mbox_bad_kick(m, vector);
-		break;
-	default:
-		/* No other block exists yet: the mailbox records the error. */
-		mbox_bad_kick(m, vector);
-		break;
+		vb_cdma_kick(&bl->nodes[node].cdma);
+		return;
 	}
+	if (vector < EUSRV_NR_VECTORS && bl->vec_ext[vector]) {
+		e = &bl->ext[bl->vec_ext[vector] - 1];
+		e->ops->kick(e->opaque, node, vector);
+		return;
+	}
+	/* No block on this vector: the mailbox records the error. */
+	vb_mbox_bad_kick(m, vector);
 }
 
-bool blocks_busy(const struct blocks *bl)
+bool vb_blocks_busy(const struct vb_blocks *bl)
 {
 	return bl->runq_len != 0;
 }
 
-void blocks_round(struct blocks *bl)
+void vb_blocks_round(struct vb_blocks *bl)
 {
 	unsigned int n = bl->runq_len, i;
 
@@ -317,15 +321,15 @@ void blocks_round(struct blocks *bl)
 		bl->runq_head = (bl->runq_head + 1) % EUSRV_MAX_NODES;
 		bl->runq_len--;
 		bl->nodes[node].queued = false;
-		mbox_run(&bl->nodes[node].mbox);
-		cdma_run(&bl->nodes[node].cdma);
+		vb_mbox_run(&bl->nodes[node].mbox);
+		vb_cdma_run(&bl->nodes[node].cdma);
 	}
 	for (i = 0; i < bl->board->nr_nodes; i++) {
-		struct blocks_node *bn = &bl->nodes[i];
+		struct vb_blocks_node *bn = &bl->nodes[i];
 
-		mbox_update_irq(&bn->mbox);
-		if (cdma_update_irq(&bn->cdma))
-			raise_vector(bn, EUSRV_VEC_CDMA);
-		cdma_arm(bn);
+		vb_mbox_update_irq(&bn->mbox);
+		if (vb_cdma_update_irq(&bn->cdma))
+			vb_blocks_raise_vector(bn, EUSRV_VEC_CDMA);
+		vb_blocks_cdma_arm(bn);
 	}
 }

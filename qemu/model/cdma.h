@@ -5,8 +5,8 @@
  * back-pressure), interrupt coalescing, errors that halt until reset.
  *
  * Block logic only: the board (RAM decoding) and the node's mailbox are
- * passed in, time and scheduling come through struct cdma_ops, and the
- * interrupt decision goes out through cdma_update_irq(), so the same code
+ * passed in, time and scheduling come through struct vb_cdma_ops, and the
+ * interrupt decision goes out through vb_cdma_update_irq(), so the same code
  * runs in the model and in the host unit tests.
  */
 #ifndef EUSRV_MODEL_CDMA_H
@@ -21,25 +21,25 @@
 #include "log.h"
 #include "mailbox.h"
 
-/* Work per cdma_run() before yielding to the other nodes. */
+/* Work per vb_cdma_run() before yielding to the other nodes. */
 #define CDMA_RUN_BYTES		(1U << 20)
 #define CDMA_RUN_DESCS		64U
 
-struct cdma;
+struct vb_cdma;
 
-struct cdma_ops {
-	/* Call cdma_run(C) on a later loop round; repeated calls are one. */
-	void (*schedule)(struct cdma *c);
+struct vb_cdma_ops {
+	/* Call vb_cdma_run(C) on a later loop round; repeated calls are one. */
+	void (*schedule)(struct vb_cdma *c);
 	/* Monotonic microseconds. */
-	uint64_t (*now_us)(struct cdma *c);
+	uint64_t (*now_us)(struct vb_cdma *c);
 };
 
-struct cdma {
+struct vb_cdma {
 	void *page;			/* EUSRV_PAGE_SIZE bytes of shared memory */
 	const struct board *board;
-	struct mbox *mbox;		/* this node's mailbox: INBOX writes */
+	struct vb_mbox *mbox;		/* this node's mailbox: INBOX writes */
 	unsigned int node;
-	const struct cdma_ops *ops;
+	const struct vb_cdma_ops *ops;
 	void *opaque;			/* for the ops */
 	bool up;
 
@@ -59,7 +59,7 @@ struct cdma {
 	uint64_t cur_ga, cur_next, cur_sa, cur_da;
 	uint8_t *cur_host;		/* the descriptor in RAM */
 	uint32_t cur_len, cur_done;
-	struct mbox_dma_wait wait;	/* a mailbox write on a full FIFO */
+	struct vb_mbox_dma_wait wait;	/* a mailbox write on a full FIFO */
 	bool waited;			/* ... counted in WAIT_CNT */
 
 	uint32_t thresh_cnt;		/* IOC events left to the interrupt */
@@ -75,23 +75,23 @@ struct cdma {
 	struct log_ratelimit rl;
 };
 
-void cdma_init(struct cdma *c, void *page, const struct board *board,
-	       struct mbox *mbox, unsigned int node,
-	       const struct cdma_ops *ops, void *opaque);
+void vb_cdma_init(struct vb_cdma *c, void *page, const struct board *board,
+		  struct vb_mbox *mbox, unsigned int node,
+		  const struct vb_cdma_ops *ops, void *opaque);
 /* The node attached: page and engine as after a reset. */
-void cdma_attach(struct cdma *c);
+void vb_cdma_attach(struct vb_cdma *c);
 /* The node went away: the transfer in hand is dropped. */
-void cdma_detach(struct cdma *c);
+void vb_cdma_detach(struct vb_cdma *c);
 
 /* The node kicked EUSRV_VEC_CDMA: registers changed. */
-void cdma_kick(struct cdma *c);
+void vb_cdma_kick(struct vb_cdma *c);
 /* Work on the descriptors (bounded by CDMA_RUN_BYTES/CDMA_RUN_DESCS). */
-void cdma_run(struct cdma *c);
+void vb_cdma_run(struct vb_cdma *c);
 /* Time passed: expire the delay timer, retry a mailbox write's deadline. */
-void cdma_timer(struct cdma *c);
+void vb_cdma_timer(struct vb_cdma *c);
 /* Earliest deadline (monotonic microseconds), 0 if none. */
-uint64_t cdma_next_deadline(const struct cdma *c);
+uint64_t vb_cdma_next_deadline(const struct vb_cdma *c);
 /* True if the node's EUSRV_VEC_CDMA must be raised now (once). */
-bool cdma_update_irq(struct cdma *c);
+bool vb_cdma_update_irq(struct vb_cdma *c);
 
 #endif /* EUSRV_MODEL_CDMA_H */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,4 +71,22 @@ uint64_t evloop_now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * MSEC_PER_SEC +
 	       (uint64_t)ts.tv_nsec / NSEC_PER_MSEC;
+}
+
+uint64_t evloop_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000U;
+}
+
+int evloop_timer_set_us(int fd, uint64_t t_us)
+{
+	struct itimerspec its = {
+		.it_value.tv_sec = (time_t)(t_us / 1000000ULL),
+		.it_value.tv_nsec = (long)(t_us % 1000000ULL * 1000ULL),
+	};
+
+	return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL) < 0 ? -errno : 0;
 }

@@ -43,5 +43,12 @@ int evloop_run_once(struct evloop *loop, int timeout_ms);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 uint64_t evloop_now_ms(void);
+/* Monotonic clock in microseconds. */
+uint64_t evloop_now_us(void);
+/*
+ * Arm the CLOCK_MONOTONIC timerfd FD to expire once at T_US (absolute,
+ * microseconds); 0 disarms it.  0 or -errno.
+ */
+int evloop_timer_set_us(int fd, uint64_t t_us);
 
 #endif /* EUSRV_MODEL_EVLOOP_H */

@@ -13,53 +13,54 @@
 
 #define ST(x)		((x) / 8U)	/* counter offset -> index */
 
-static uint64_t now_us(struct mac *m)
+static uint64_t vb_mac_now_us(struct vb_mac *m)
 {
 	return m->ops->now_us(m->opaque);
 }
 
-static void *page(struct mac *m, unsigned int node)
+static void *vb_mac_page(struct vb_mac *m, unsigned int node)
 {
 	return board_page(m->board, node, EUSRV_PAGE_MAC);
 }
 
-static void count(struct mac *m, unsigned int port, uint32_t off, uint64_t v)
+static void vb_mac_count(struct vb_mac *m, unsigned int port, uint32_t off,
+			 uint64_t v)
 {
 	unsigned int i = ST(off);
 
 	if (port == MAC_LINE) {
 		m->line[i] += v;
 	} else {
-		struct mac_port *p = &m->port[port];
+		struct vb_mac_port *p = &m->port[port];
 
 		p->st[i] += v;
-		wr64(page(m, port), EUSRV_MAC_STATS_PORT + off, p->st[i]);
+		wr64(vb_mac_page(m, port), EUSRV_MAC_STATS_PORT + off, p->st[i]);
 		m->total[i] += v;
 	}
 	m->shared_dirty = true;
 }
 
-static void mac_bad(struct mac *m, unsigned int node, uint32_t code,
-		    uint32_t val)
+static void vb_mac_bad(struct vb_mac *m, unsigned int node, uint32_t code,
+		       uint32_t val)
 {
-	struct mac_port *p = &m->port[node];
+	struct vb_mac_port *p = &m->port[node];
 
 	p->bad_cnt++;
-	wr32(page(m, node), EUSRV_MAC_BAD_LAST, code);
-	wr32(page(m, node), EUSRV_MAC_BAD_CNT, p->bad_cnt);
+	wr32(vb_mac_page(m, node), EUSRV_MAC_BAD_LAST, code);
+	wr32(vb_mac_page(m, node), EUSRV_MAC_BAD_CNT, p->bad_cnt);
 	if (log_ratelimit_ok(&m->rl, evloop_now_ms()))
 		log_warn("node%u MAC: programming error %u, value %#x", node,
 			 code, val);
 }
 
-static uint32_t ctrl_of(struct mac *m, unsigned int node)
+static uint32_t vb_mac_ctrl_of(struct vb_mac *m, unsigned int node)
 {
-	struct mac_port *p = &m->port[node];
-	uint32_t ctrl = rd32(page(m, node), EUSRV_MAC_CTRL);
+	struct vb_mac_port *p = &m->port[node];
+	uint32_t ctrl = rd32(vb_mac_page(m, node), EUSRV_MAC_CTRL);
 
 	if (ctrl & ~EUSRV_MAC_CTRL_VALID) {
 		if (!p->ctrl_bad || p->ctrl_bad_val != ctrl)
-			mac_bad(m, node, EUSRV_MAC_BAD_CTRL, ctrl);
+			vb_mac_bad(m, node, EUSRV_MAC_BAD_CTRL, ctrl);
 		p->ctrl_bad = true;
 		p->ctrl_bad_val = ctrl;
 	} else {
@@ -68,16 +69,16 @@ static uint32_t ctrl_of(struct mac *m, unsigned int node)
 	return ctrl & EUSRV_MAC_CTRL_VALID;
 }
 
-static uint32_t mtu_of(struct mac *m, unsigned int node)
+static uint32_t vb_mac_mtu_of(struct vb_mac *m, unsigned int node)
 {
-	struct mac_port *p = &m->port[node];
-	uint32_t mtu = rd32(page(m, node), EUSRV_MAC_MTU);
+	struct vb_mac_port *p = &m->port[node];
+	uint32_t mtu = rd32(vb_mac_page(m, node), EUSRV_MAC_MTU);
 
 	if (!mtu)
 		mtu = EUSRV_MAC_MTU_DEFAULT;
 	if (mtu < EUSRV_MAC_MTU_MIN || mtu > EUSRV_MAC_MTU_JUMBO) {
 		if (!p->mtu_bad || p->mtu_bad_val != mtu)
-			mac_bad(m, node, EUSRV_MAC_BAD_MTU, mtu);
+			vb_mac_bad(m, node, EUSRV_MAC_BAD_MTU, mtu);
 		p->mtu_bad = true;
 		p->mtu_bad_val = mtu;
 		return p->mtu;
@@ -87,10 +88,10 @@ static uint32_t mtu_of(struct mac *m, unsigned int node)
 	return mtu;
 }
 
-static void addr_of(struct mac *m, unsigned int node, uint8_t a[6])
+static void vb_mac_addr_of(struct vb_mac *m, unsigned int node, uint8_t a[6])
 {
-	uint32_t lo = rd32(page(m, node), EUSRV_MAC_ADDR_LO);
-	uint32_t hi = rd32(page(m, node), EUSRV_MAC_ADDR_HI);
+	uint32_t lo = rd32(vb_mac_page(m, node), EUSRV_MAC_ADDR_LO);
+	uint32_t hi = rd32(vb_mac_page(m, node), EUSRV_MAC_ADDR_HI);
 
 	a[0] = (uint8_t)lo;
 	a[1] = (uint8_t)(lo >> 8);
@@ -100,7 +101,7 @@ static void addr_of(struct mac *m, unsigned int node, uint8_t a[6])
 	a[5] = (uint8_t)(hi >> 8);
 }
 
-uint16_t mac_csum(const uint8_t *p, size_t len, uint32_t seed)
+uint16_t vb_mac_csum(const uint8_t *p, size_t len, uint32_t seed)
 {
 	uint64_t sum = seed;
 	size_t i;
@@ -116,52 +117,52 @@ uint16_t mac_csum(const uint8_t *p, size_t len, uint32_t seed)
 
 /* ---- Link -------------------------------------------------------------- */
 
-static void port_link_regs(struct mac *m, unsigned int node)
+static void vb_mac_port_link_regs(struct vb_mac *m, unsigned int node)
 {
 	uint32_t v = (m->link ? EUSRV_MAC_LINK_UP : 0) |
-		     (phy_loopback(&m->phy) ? EUSRV_MAC_LINK_LOOPBACK : 0) |
+		     (vb_phy_loopback(&m->phy) ? EUSRV_MAC_LINK_LOOPBACK : 0) |
 		     (m->peer ? EUSRV_MAC_LINK_PEER : 0);
 	uint32_t caps = EUSRV_MAC_CAP_TX_CSUM | EUSRV_MAC_CAP_RX_CSUM |
 			EUSRV_MAC_CAP_JUMBO | EUSRV_MAC_CAP_MDIO |
 			(m->peer ? EUSRV_MAC_CAP_LINE : 0);
 
-	wr32(page(m, node), EUSRV_MAC_CAPS, caps);
-	wr32_release(page(m, node), EUSRV_MAC_LINK, v);
+	wr32(vb_mac_page(m, node), EUSRV_MAC_CAPS, caps);
+	wr32_release(vb_mac_page(m, node), EUSRV_MAC_LINK, v);
 }
 
 /* Re-evaluate the PHY's link; on a change tell every port. */
-static void link_update(struct mac *m)
+static void vb_mac_link_update(struct vb_mac *m)
 {
-	bool link = phy_link(&m->phy, now_us(m));
+	bool link = vb_phy_link(&m->phy, vb_mac_now_us(m));
 	unsigned int n;
 
 	if (link != m->link) {
 		m->link = link;
 		if (!link)
-			phy_link_went_down(&m->phy);
+			vb_phy_link_went_down(&m->phy);
 		log_info("shared MAC: link %s", link ? "up" : "down");
 		for (n = 0; n < m->board->nr_nodes; n++) {
-			struct mac_port *p = &m->port[n];
+			struct vb_mac_port *p = &m->port[n];
 
 			if (!p->up)
 				continue;
 			p->link_changes++;
-			wr32(page(m, n), EUSRV_MAC_LINK_CHANGES,
+			wr32(vb_mac_page(m, n), EUSRV_MAC_LINK_CHANGES,
 			     p->link_changes);
 			p->sr |= EUSRV_MAC_SR_LINK_CHG;
-			wr32(page(m, n), EUSRV_MAC_SR, p->sr);
+			wr32(vb_mac_page(m, n), EUSRV_MAC_SR, p->sr);
 			p->raise = true;
 		}
 	}
 	for (n = 0; n < m->board->nr_nodes; n++)
 		if (m->port[n].up)
-			port_link_regs(m, n);
+			vb_mac_port_link_regs(m, n);
 }
 
 /* ---- Setup ------------------------------------------------------------- */
 
-void mac_init(struct mac *m, struct board *board, const struct mac_ops *ops,
-	      void *opaque)
+void vb_mac_init(struct vb_mac *m, struct board *board,
+		 const struct vb_mac_ops *ops, void *opaque)
 {
 	unsigned int n;
 
@@ -170,24 +171,24 @@ void mac_init(struct mac *m, struct board *board, const struct mac_ops *ops,
 	m->ops = ops;
 	m->opaque = opaque;
 	for (n = 0; n < EUSRV_MAX_NODES; n++) {
-		axidma_init(&m->dma[n], board_page(board, n, EUSRV_PAGE_DMA),
-			    board, n);
+		vb_axidma_init(&m->dma[n], board_page(board, n, EUSRV_PAGE_DMA),
+			       board, n);
 		m->port[n].mtu = EUSRV_MAC_MTU_DEFAULT;
 	}
-	phy_init(&m->phy);
-	m->link = phy_link(&m->phy, 0);
+	vb_phy_init(&m->phy);
+	m->link = vb_phy_link(&m->phy, 0);
 }
 
-void mac_attach(struct mac *m, unsigned int node)
+void vb_mac_attach(struct vb_mac *m, unsigned int node)
 {
-	struct mac_port *p;
+	struct vb_mac_port *p;
 	void *pg;
 	uint32_t off;
 
 	if (node >= m->board->nr_nodes)
 		return;
 	p = &m->port[node];
-	pg = page(m, node);
+	pg = vb_mac_page(m, node);
 	for (off = 0; off < EUSRV_PAGE_SIZE; off += 8)
 		wr64(pg, off, 0);
 	memset(p, 0, sizeof(*p));
@@ -195,27 +196,27 @@ void mac_attach(struct mac *m, unsigned int node)
 	p->up = true;
 	wr32(pg, EUSRV_MAC_PORT, node | m->board->nr_nodes << 8);
 	wr32(pg, EUSRV_MAC_MTU_MAX, EUSRV_MAC_MTU_JUMBO);
-	port_link_regs(m, node);
+	vb_mac_port_link_regs(m, node);
 	m->shared_dirty = true;
-	axidma_attach(&m->dma[node]);
+	vb_axidma_attach(&m->dma[node]);
 	wr32_release(pg, EUSRV_MAC_ID, EUSRV_MAC_ID_VALUE);
 }
 
-void mac_detach(struct mac *m, unsigned int node)
+void vb_mac_detach(struct vb_mac *m, unsigned int node)
 {
 	if (node >= m->board->nr_nodes)
 		return;
 	m->port[node].up = false;
 	m->port[node].tx_ready = false;
-	axidma_detach(&m->dma[node]);
+	vb_axidma_detach(&m->dma[node]);
 }
 
 /* ---- MDIO -------------------------------------------------------------- */
 
-static void mdio(struct mac *m, unsigned int node)
+static void vb_mac_mdio(struct vb_mac *m, unsigned int node)
 {
-	struct mac_port *p = &m->port[node];
-	void *pg = page(m, node);
+	struct vb_mac_port *p = &m->port[node];
+	void *pg = vb_mac_page(m, node);
 	uint32_t cmd = rd32_acquire(pg, EUSRV_MAC_MDIO_CMD);
 	uint16_t seq = (uint16_t)(cmd >> EUSRV_MAC_MDIO_SEQ_SHIFT);
 	uint32_t addr, op;
@@ -236,29 +237,29 @@ static void mdio(struct mac *m, unsigned int node)
 	} else {
 		switch (op) {
 		case EUSRV_MAC_MDIO_OP_ADDRESS:
-			err = phy_address(&m->phy, devad, reg);
+			err = vb_phy_address(&m->phy, devad, reg);
 			break;
 		case EUSRV_MAC_MDIO_OP_WRITE:
 		case EUSRV_MAC_MDIO_OP_ADDR_WRITE:
 			if (op == EUSRV_MAC_MDIO_OP_ADDR_WRITE)
-				err = phy_address(&m->phy, devad, reg);
+				err = vb_phy_address(&m->phy, devad, reg);
 			if (!err)
-				err = phy_write(&m->phy, devad,
-						(uint16_t)rd32(pg, EUSRV_MAC_MDIO_WDATA),
-						now_us(m));
+				err = vb_phy_write(&m->phy, devad,
+						   (uint16_t)rd32(pg, EUSRV_MAC_MDIO_WDATA),
+						   vb_mac_now_us(m));
 			break;
 		case EUSRV_MAC_MDIO_OP_READ:
 		case EUSRV_MAC_MDIO_OP_READ_INC:
 		case EUSRV_MAC_MDIO_OP_ADDR_READ:
 			if (op == EUSRV_MAC_MDIO_OP_ADDR_READ)
-				err = phy_address(&m->phy, devad, reg);
+				err = vb_phy_address(&m->phy, devad, reg);
 			if (!err)
-				err = phy_read(&m->phy, devad,
-					       op == EUSRV_MAC_MDIO_OP_READ_INC,
-					       &data, now_us(m));
+				err = vb_phy_read(&m->phy, devad,
+						  op == EUSRV_MAC_MDIO_OP_READ_INC,
+						  &data, vb_mac_now_us(m));
 			break;
 		default:
-			mac_bad(m, node, EUSRV_MAC_BAD_MDIO_OP, cmd);
+			vb_mac_bad(m, node, EUSRV_MAC_BAD_MDIO_OP, cmd);
 			err = -1;
 			break;
 		}
@@ -272,23 +273,23 @@ static void mdio(struct mac *m, unsigned int node)
 	p->sr |= EUSRV_MAC_SR_MDIO_DONE;
 	wr32(pg, EUSRV_MAC_SR, p->sr);
 	p->raise = true;
-	link_update(m);
+	vb_mac_link_update(m);
 }
 
-static void mac_port_kick(struct mac *m, unsigned int node)
+static void vb_mac_port_kick(struct vb_mac *m, unsigned int node)
 {
-	struct mac_port *p = &m->port[node];
-	void *pg = page(m, node);
+	struct vb_mac_port *p = &m->port[node];
+	void *pg = vb_mac_page(m, node);
 	uint32_t seq = rd32_acquire(pg, EUSRV_MAC_SR_CLR_SEQ);
-	uint32_t ctrl = ctrl_of(m, node);
+	uint32_t ctrl = vb_mac_ctrl_of(m, node);
 
-	mtu_of(m, node);
+	vb_mac_mtu_of(m, node);
 	if (seq != p->clr_seq) {
 		uint32_t clr = rd32(pg, EUSRV_MAC_SR_CLR);
 
 		p->clr_seq = seq;
 		if (clr & ~EUSRV_MAC_SR_ALL)
-			mac_bad(m, node, EUSRV_MAC_BAD_SR_CLR, clr);
+			vb_mac_bad(m, node, EUSRV_MAC_BAD_SR_CLR, clr);
 		p->sr &= ~clr;
 		wr32(pg, EUSRV_MAC_SR, p->sr);
 		p->raise = true;
@@ -296,106 +297,106 @@ static void mac_port_kick(struct mac *m, unsigned int node)
 	if (ctrl & ~p->sr_seen_ctrl & (EUSRV_MAC_CTRL_LINK_IE | EUSRV_MAC_CTRL_MDIO_IE))
 		p->raise = true;
 	p->sr_seen_ctrl = ctrl;
-	mdio(m, node);
+	vb_mac_mdio(m, node);
 }
 
-void mac_kick(struct mac *m, unsigned int node, unsigned int vector)
+void vb_mac_kick(struct vb_mac *m, unsigned int node, unsigned int vector)
 {
 	if (node >= m->board->nr_nodes || !m->port[node].up)
 		return;
 	switch (vector) {
 	case EUSRV_VEC_DMA_MM2S:
-		axidma_kick(&m->dma[node], EUSRV_AXIDMA_TX, now_us(m));
+		vb_axidma_kick(&m->dma[node], VB_AXIDMA_TX, vb_mac_now_us(m));
 		m->port[node].tx_ready = true;
 		m->busy = true;
 		break;
 	case EUSRV_VEC_DMA_S2MM:
-		axidma_kick(&m->dma[node], EUSRV_AXIDMA_RX, now_us(m));
+		vb_axidma_kick(&m->dma[node], VB_AXIDMA_RX, vb_mac_now_us(m));
 		break;
 	case EUSRV_VEC_MAC:
-		mac_port_kick(m, node);
+		vb_mac_port_kick(m, node);
 		break;
 	default:
-		mac_bad(m, node, EUSRV_MAC_BAD_KICK, vector);
+		vb_mac_bad(m, node, EUSRV_MAC_BAD_KICK, vector);
 		break;
 	}
 }
 
 /* ---- Switching --------------------------------------------------------- */
 
-static void switch_frame(struct mac *m, unsigned int src, const uint8_t *f,
-			 size_t len);
+static void vb_mac_switch_frame(struct vb_mac *m, unsigned int src,
+				const uint8_t *f, size_t len);
 
-static void line_out(struct mac *m, const uint8_t *f, size_t len)
+static void vb_mac_line_out(struct vb_mac *m, const uint8_t *f, size_t len)
 {
-	if (phy_loopback(&m->phy)) {
+	if (vb_phy_loopback(&m->phy)) {
 		/* Back in from the line; one level only. */
 		if (m->loop_depth)
 			return;
 		m->loop_depth++;
-		mac_line_rx(m, f, len);
+		vb_mac_line_rx(m, f, len);
 		m->loop_depth--;
 		return;
 	}
 	if (!m->peer || !m->ops->line_send(m->opaque, f, len)) {
-		count(m, MAC_LINE, EUSRV_MAC_TX_DROPS, 1);
+		vb_mac_count(m, MAC_LINE, EUSRV_MAC_TX_DROPS, 1);
 		return;
 	}
-	count(m, MAC_LINE, EUSRV_MAC_TX_FRAMES, 1);
-	count(m, MAC_LINE, EUSRV_MAC_TX_BYTES, len);
+	vb_mac_count(m, MAC_LINE, EUSRV_MAC_TX_FRAMES, 1);
+	vb_mac_count(m, MAC_LINE, EUSRV_MAC_TX_BYTES, len);
 }
 
-struct rxinfo {
+struct vb_mac_rxinfo {
 	bool have_csum;
 	uint16_t csum;
 };
 
-static void deliver(struct mac *m, unsigned int n, const uint8_t *f,
-		    size_t len, bool mcast, struct rxinfo *ri)
+static void vb_mac_deliver(struct vb_mac *m, unsigned int n, const uint8_t *f,
+			   size_t len, bool mcast, struct vb_mac_rxinfo *ri)
 {
-	uint32_t ctrl = ctrl_of(m, n);
+	uint32_t ctrl = vb_mac_ctrl_of(m, n);
 	uint32_t app[5] = { 0 };
 	int r;
 
 	if (!(ctrl & EUSRV_MAC_CTRL_RX_EN)) {
-		count(m, n, EUSRV_MAC_RX_DROPS, 1);
+		vb_mac_count(m, n, EUSRV_MAC_RX_DROPS, 1);
 		return;
 	}
-	if (len > mtu_of(m, n) + EUSRV_MAC_FRAME_OVERHEAD) {
-		count(m, n, EUSRV_MAC_RX_OVERSIZE, 1);
+	if (len > vb_mac_mtu_of(m, n) + EUSRV_MAC_FRAME_OVERHEAD) {
+		vb_mac_count(m, n, EUSRV_MAC_RX_OVERSIZE, 1);
 		return;
 	}
 	if ((ctrl & EUSRV_MAC_CTRL_RX_CSUM) && len >= EUSRV_AXIDMA_RX_CSUM_START) {
 		if (!ri->have_csum) {
-			ri->csum = mac_csum(f + EUSRV_AXIDMA_RX_CSUM_START,
-					    len - EUSRV_AXIDMA_RX_CSUM_START, 0);
+			ri->csum = vb_mac_csum(f + EUSRV_AXIDMA_RX_CSUM_START,
+					       len - EUSRV_AXIDMA_RX_CSUM_START, 0);
 			ri->have_csum = true;
 		}
 		app[2] = EUSRV_AXIDMA_APP2_RX_CSUM_VALID;
 		app[3] = ri->csum;
 	}
 	app[4] = (uint32_t)len & EUSRV_AXIDMA_APP4_RX_LEN_MASK;
-	r = axidma_rx_frame(&m->dma[n], f, len, app, now_us(m));
+	r = vb_axidma_rx_frame(&m->dma[n], f, len, app, vb_mac_now_us(m));
 	if (r == 0) {
-		count(m, n, EUSRV_MAC_RX_FRAMES, 1);
-		count(m, n, EUSRV_MAC_RX_BYTES, len);
+		vb_mac_count(m, n, EUSRV_MAC_RX_FRAMES, 1);
+		vb_mac_count(m, n, EUSRV_MAC_RX_BYTES, len);
 		if (mcast)
-			count(m, n, EUSRV_MAC_RX_MCAST, 1);
+			vb_mac_count(m, n, EUSRV_MAC_RX_MCAST, 1);
 	} else if (r == -ENOSPC) {
-		count(m, n, EUSRV_MAC_RX_NODESC, 1);
+		vb_mac_count(m, n, EUSRV_MAC_RX_NODESC, 1);
 	} else {
-		count(m, n, EUSRV_MAC_RX_ERRORS, 1);
+		vb_mac_count(m, n, EUSRV_MAC_RX_ERRORS, 1);
 	}
 }
 
-static void switch_frame(struct mac *m, unsigned int src, const uint8_t *f,
-			 size_t len)
+static void vb_mac_switch_frame(struct vb_mac *m, unsigned int src,
+				const uint8_t *f, size_t len)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t zero[6];
 	bool mcast = f[0] & 1, is_bcast = !memcmp(f, bcast, 6);
 	bool matched = false;
-	struct rxinfo ri = { 0 };
+	struct vb_mac_rxinfo ri = { 0 };
 	unsigned int n;
 
 	for (n = 0; n < m->board->nr_nodes; n++) {
@@ -405,46 +406,46 @@ static void switch_frame(struct mac *m, unsigned int src, const uint8_t *f,
 
 		if (n == src || !m->port[n].up)
 			continue;
-		addr_of(m, n, a);
+		vb_mac_addr_of(m, n, a);
 		own = !mcast && memcmp(a, zero, 6) && !memcmp(a, f, 6);
 		if (own)
 			matched = true;
-		ctrl = ctrl_of(m, n);
+		ctrl = vb_mac_ctrl_of(m, n);
 		accept = own || is_bcast || (ctrl & EUSRV_MAC_CTRL_PROMISC) ||
 			 (mcast && (ctrl & EUSRV_MAC_CTRL_ALLMULTI));
 		if (!accept) {
-			count(m, n, EUSRV_MAC_RX_FILTERED, 1);
+			vb_mac_count(m, n, EUSRV_MAC_RX_FILTERED, 1);
 			continue;
 		}
-		deliver(m, n, f, len, mcast, &ri);
+		vb_mac_deliver(m, n, f, len, mcast, &ri);
 	}
 	if (src != MAC_LINE && (mcast || !matched))
-		line_out(m, f, len);
+		vb_mac_line_out(m, f, len);
 }
 
-void mac_line_rx(struct mac *m, const uint8_t *frame, size_t len)
+void vb_mac_line_rx(struct vb_mac *m, const uint8_t *frame, size_t len)
 {
 	if (!m->link) {
-		count(m, MAC_LINE, EUSRV_MAC_RX_DROPS, 1);
+		vb_mac_count(m, MAC_LINE, EUSRV_MAC_RX_DROPS, 1);
 		return;
 	}
 	if (len < EUSRV_AXIDMA_RX_CSUM_START) {
-		count(m, MAC_LINE, EUSRV_MAC_RX_ERRORS, 1);
+		vb_mac_count(m, MAC_LINE, EUSRV_MAC_RX_ERRORS, 1);
 		return;
 	}
 	if (len > EUSRV_MAC_MTU_JUMBO + EUSRV_MAC_FRAME_OVERHEAD) {
-		count(m, MAC_LINE, EUSRV_MAC_RX_OVERSIZE, 1);
+		vb_mac_count(m, MAC_LINE, EUSRV_MAC_RX_OVERSIZE, 1);
 		return;
 	}
-	count(m, MAC_LINE, EUSRV_MAC_RX_FRAMES, 1);
-	count(m, MAC_LINE, EUSRV_MAC_RX_BYTES, len);
+	vb_mac_count(m, MAC_LINE, EUSRV_MAC_RX_FRAMES, 1);
+	vb_mac_count(m, MAC_LINE, EUSRV_MAC_RX_BYTES, len);
 	if (frame[0] & 1)
-		count(m, MAC_LINE, EUSRV_MAC_RX_MCAST, 1);
-	switch_frame(m, MAC_LINE, frame, len);
+		vb_mac_count(m, MAC_LINE, EUSRV_MAC_RX_MCAST, 1);
+	vb_mac_switch_frame(m, MAC_LINE, frame, len);
 }
 
 /* Insert the checksum the APP words ask for; false if not possible. */
-static bool tx_csum(uint8_t *f, size_t len, uint32_t app1)
+static bool vb_mac_tx_csum(uint8_t *f, size_t len, uint32_t app1)
 {
 	size_t start = app1 >> EUSRV_AXIDMA_APP1_CSUM_START_SHIFT;
 	size_t ins = app1 & EUSRV_AXIDMA_APP1_CSUM_INSERT_MASK;
@@ -452,7 +453,7 @@ static bool tx_csum(uint8_t *f, size_t len, uint32_t app1)
 
 	if (start > ins || ins + 2 > len)
 		return false;
-	sum = (uint16_t)~mac_csum(f + start, len - start, 0);
+	sum = (uint16_t)~vb_mac_csum(f + start, len - start, 0);
 	if (!sum)
 		sum = 0xffff;
 	f[ins] = (uint8_t)(sum >> 8);
@@ -461,51 +462,51 @@ static bool tx_csum(uint8_t *f, size_t len, uint32_t app1)
 }
 
 /* Take one frame from node N's MM2S: 1 if it had one, else 0. */
-static int tx_one(struct mac *m, unsigned int n)
+static int vb_mac_tx_one(struct vb_mac *m, unsigned int n)
 {
 	uint32_t app[5] = { 0 };
 	size_t len = 0, wire;
 	uint32_t ctrl;
 	int r;
 
-	r = axidma_tx_frame(&m->dma[n], m->txbuf, sizeof(m->txbuf), &len, app,
-			    now_us(m));
+	r = vb_axidma_tx_frame(&m->dma[n], m->txbuf, sizeof(m->txbuf), &len, app,
+			       vb_mac_now_us(m));
 	if (r <= 0)
 		return 0;
-	ctrl = ctrl_of(m, n);
+	ctrl = vb_mac_ctrl_of(m, n);
 	if (!(ctrl & EUSRV_MAC_CTRL_TX_EN) || !m->link) {
-		count(m, n, EUSRV_MAC_TX_DROPS, 1);
+		vb_mac_count(m, n, EUSRV_MAC_TX_DROPS, 1);
 		return 1;
 	}
 	if (len < EUSRV_AXIDMA_RX_CSUM_START) {
-		count(m, n, EUSRV_MAC_TX_ERRORS, 1);
+		vb_mac_count(m, n, EUSRV_MAC_TX_ERRORS, 1);
 		return 1;
 	}
-	if (len > mtu_of(m, n) + EUSRV_MAC_FRAME_OVERHEAD ||
+	if (len > vb_mac_mtu_of(m, n) + EUSRV_MAC_FRAME_OVERHEAD ||
 	    len > sizeof(m->txbuf)) {
-		count(m, n, EUSRV_MAC_TX_OVERSIZE, 1);
+		vb_mac_count(m, n, EUSRV_MAC_TX_OVERSIZE, 1);
 		return 1;
 	}
 	if ((app[0] & EUSRV_AXIDMA_APP0_TX_CSUM) && (ctrl & EUSRV_MAC_CTRL_TX_CSUM)) {
-		if (tx_csum(m->txbuf, len, app[1]))
-			count(m, n, EUSRV_MAC_TX_CSUM, 1);
+		if (vb_mac_tx_csum(m->txbuf, len, app[1]))
+			vb_mac_count(m, n, EUSRV_MAC_TX_CSUM, 1);
 		else
-			count(m, n, EUSRV_MAC_TX_CSUM_BAD, 1);
+			vb_mac_count(m, n, EUSRV_MAC_TX_CSUM_BAD, 1);
 	}
-	count(m, n, EUSRV_MAC_TX_FRAMES, 1);
-	count(m, n, EUSRV_MAC_TX_BYTES, len);
+	vb_mac_count(m, n, EUSRV_MAC_TX_FRAMES, 1);
+	vb_mac_count(m, n, EUSRV_MAC_TX_BYTES, len);
 	wire = len;
 	if (wire < EUSRV_MAC_FRAME_MIN) {
 		memset(m->txbuf + wire, 0, EUSRV_MAC_FRAME_MIN - wire);
 		wire = EUSRV_MAC_FRAME_MIN;
 	}
-	switch_frame(m, n, m->txbuf, wire);
+	vb_mac_switch_frame(m, n, m->txbuf, wire);
 	return 1;
 }
 
 /* ---- Rounds, timers, interrupts ---------------------------------------- */
 
-static void flush_shared(struct mac *m)
+static void vb_mac_flush_shared(struct vb_mac *m)
 {
 	unsigned int n, i;
 
@@ -513,7 +514,7 @@ static void flush_shared(struct mac *m)
 		return;
 	m->shared_dirty = false;
 	for (n = 0; n < m->board->nr_nodes; n++) {
-		void *pg = page(m, n);
+		void *pg = vb_mac_page(m, n);
 
 		if (!m->port[n].up)
 			continue;
@@ -524,25 +525,25 @@ static void flush_shared(struct mac *m)
 	}
 }
 
-static void update_irqs(struct mac *m)
+static void vb_mac_update_irqs(struct vb_mac *m)
 {
 	unsigned int n, ch;
 
 	for (n = 0; n < m->board->nr_nodes; n++) {
-		struct mac_port *p = &m->port[n];
+		struct vb_mac_port *p = &m->port[n];
 		uint32_t ctrl, want = 0;
 
 		if (!p->up)
 			continue;
 		for (ch = 0; ch < 2; ch++)
-			if (axidma_update_irq(&m->dma[n], ch))
+			if (vb_axidma_update_irq(&m->dma[n], ch))
 				m->ops->raise(m->opaque, n,
 					      ch ? EUSRV_VEC_DMA_S2MM :
 						   EUSRV_VEC_DMA_MM2S);
 		if (!p->raise)
 			continue;
 		p->raise = false;
-		ctrl = ctrl_of(m, n);
+		ctrl = vb_mac_ctrl_of(m, n);
 		if (ctrl & EUSRV_MAC_CTRL_LINK_IE)
 			want |= EUSRV_MAC_SR_LINK_CHG;
 		if (ctrl & EUSRV_MAC_CTRL_MDIO_IE)
@@ -552,13 +553,13 @@ static void update_irqs(struct mac *m)
 	}
 }
 
-/* The line side cannot take a frame now (see struct mac_ops). */
-static bool line_full(struct mac *m)
+/* The line side cannot take a frame now (see struct vb_mac_ops). */
+static bool vb_mac_line_full(struct vb_mac *m)
 {
 	return m->ops->line_full && m->ops->line_full(m->opaque);
 }
 
-void mac_round(struct mac *m)
+void vb_mac_round(struct vb_mac *m)
 {
 	unsigned int nodes = m->board->nr_nodes, turn, i;
 	bool any = true;
@@ -568,7 +569,7 @@ void mac_round(struct mac *m)
 		any = false;
 		for (i = 0; i < nodes; i++) {
 			unsigned int n = (m->rr + i) % nodes;
-			struct mac_port *p = &m->port[n];
+			struct vb_mac_port *p = &m->port[n];
 
 			if (!p->up || !p->tx_ready)
 				continue;
@@ -577,11 +578,11 @@ void mac_round(struct mac *m)
 			 * its frames and the next round starts with this one,
 			 * so the round robin, not drops at the line, shares it.
 			 */
-			if (line_full(m)) {
+			if (vb_mac_line_full(m)) {
 				m->rr = n;
 				goto out;
 			}
-			if (tx_one(m, n))
+			if (vb_mac_tx_one(m, n))
 				any = true;
 			else
 				p->tx_ready = false;
@@ -590,61 +591,61 @@ void mac_round(struct mac *m)
 	m->rr = (m->rr + 1) % nodes;
 	m->busy = any;
 out:
-	flush_shared(m);
-	update_irqs(m);
+	vb_mac_flush_shared(m);
+	vb_mac_update_irqs(m);
 }
 
-bool mac_busy(const struct mac *m)
+bool vb_mac_busy(const struct vb_mac *m)
 {
 	return m->busy;
 }
 
-void mac_timer(struct mac *m)
+void vb_mac_timer(struct vb_mac *m)
 {
-	uint64_t now = now_us(m);
+	uint64_t now = vb_mac_now_us(m);
 	unsigned int n;
 
 	for (n = 0; n < m->board->nr_nodes; n++)
-		axidma_timer(&m->dma[n], now);
-	link_update(m);
-	update_irqs(m);
+		vb_axidma_timer(&m->dma[n], now);
+	vb_mac_link_update(m);
+	vb_mac_update_irqs(m);
 }
 
-uint64_t mac_next_deadline(const struct mac *m)
+uint64_t vb_mac_next_deadline(const struct vb_mac *m)
 {
-	uint64_t best = phy_deadline(&m->phy), t;
+	uint64_t best = vb_phy_deadline(&m->phy), t;
 	unsigned int n;
 
 	for (n = 0; n < m->board->nr_nodes; n++) {
-		t = axidma_next_deadline(&m->dma[n]);
+		t = vb_axidma_next_deadline(&m->dma[n]);
 		if (t && (!best || t < best))
 			best = t;
 	}
 	return best;
 }
 
-void mac_line_peer(struct mac *m, bool connected)
+void vb_mac_line_peer(struct vb_mac *m, bool connected)
 {
 	m->peer = connected;
 	m->phy.peer = connected;
-	link_update(m);
+	vb_mac_link_update(m);
 }
 
-void mac_force_link_down(struct mac *m, bool down)
+void vb_mac_force_link_down(struct vb_mac *m, bool down)
 {
 	if (down)
 		m->phy.vend_ctrl |= EUSRV_PHY_VEND_CTRL_LINK_DOWN;
 	else
 		m->phy.vend_ctrl &= (uint16_t)~EUSRV_PHY_VEND_CTRL_LINK_DOWN;
-	link_update(m);
-	update_irqs(m);
+	vb_mac_link_update(m);
+	vb_mac_update_irqs(m);
 }
 
-int mac_inject(struct mac *m, unsigned int node, unsigned int ch,
-	       enum axidma_inject kind)
+int vb_mac_inject(struct vb_mac *m, unsigned int node, unsigned int ch,
+		  enum vb_axidma_inject_kind kind)
 {
 	if (node >= m->board->nr_nodes || ch > 1)
 		return -EINVAL;
-	axidma_inject(&m->dma[node], ch, kind);
+	vb_axidma_inject(&m->dma[node], ch, kind);
 	return 0;
 }

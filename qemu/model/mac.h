@@ -4,7 +4,7 @@
  * transmit scheduler; checksum offload; counters; MDIO to the PHY.
  *
  * Block logic only: the line side, interrupts and time reach it through
- * struct mac_ops, so the host unit tests drive it with fakes.
+ * struct vb_mac_ops, so the host unit tests drive it with fakes.
  */
 #ifndef EUSRV_MODEL_MAC_H
 #define EUSRV_MODEL_MAC_H
@@ -25,7 +25,7 @@
 #define MAC_BUF_SIZE		16384U
 #define MAC_LINE		EUSRV_MAX_NODES	/* "port" number of the line */
 
-struct mac_ops {
+struct vb_mac_ops {
 	/* Raise node NODE's MSI-X vector VECTOR. */
 	void (*raise)(void *opaque, unsigned int node, unsigned int vector);
 	/* Send a frame to the line peer; false if it had to be dropped. */
@@ -40,7 +40,7 @@ struct mac_ops {
 	bool (*line_full)(void *opaque);
 };
 
-struct mac_port {
+struct vb_mac_port {
 	bool up;
 	bool tx_ready;			/* MM2S may have a frame */
 	uint32_t mtu;			/* last valid MTU */
@@ -56,13 +56,13 @@ struct mac_port {
 	uint64_t st[EUSRV_MAC_STATS_COUNT];
 };
 
-struct mac {
+struct vb_mac {
 	struct board *board;
-	const struct mac_ops *ops;
+	const struct vb_mac_ops *ops;
 	void *opaque;
-	struct axidma dma[EUSRV_MAX_NODES];
-	struct mac_port port[EUSRV_MAX_NODES];
-	struct phy phy;
+	struct vb_axidma dma[EUSRV_MAX_NODES];
+	struct vb_mac_port port[EUSRV_MAX_NODES];
+	struct vb_phy phy;
 	bool link;
 	bool peer;
 	uint64_t total[EUSRV_MAC_STATS_COUNT];
@@ -75,31 +75,31 @@ struct mac {
 	uint8_t txbuf[MAC_BUF_SIZE];
 };
 
-void mac_init(struct mac *m, struct board *board, const struct mac_ops *ops,
-	      void *opaque);
-void mac_attach(struct mac *m, unsigned int node);
-void mac_detach(struct mac *m, unsigned int node);
+void vb_mac_init(struct vb_mac *m, struct board *board,
+		 const struct vb_mac_ops *ops, void *opaque);
+void vb_mac_attach(struct vb_mac *m, unsigned int node);
+void vb_mac_detach(struct vb_mac *m, unsigned int node);
 /* Node NODE kicked VECTOR (EUSRV_VEC_DMA_MM2S, _S2MM or _MAC). */
-void mac_kick(struct mac *m, unsigned int node, unsigned int vector);
+void vb_mac_kick(struct vb_mac *m, unsigned int node, unsigned int vector);
 /* A round of the event loop: transmit scheduler, counters, interrupts. */
-void mac_round(struct mac *m);
+void vb_mac_round(struct vb_mac *m);
 /* True if the loop must not sleep (ports still have frames). */
-bool mac_busy(const struct mac *m);
+bool vb_mac_busy(const struct vb_mac *m);
 /* Timers due (delay timers, PHY reset). */
-void mac_timer(struct mac *m);
+void vb_mac_timer(struct vb_mac *m);
 /* Earliest timer deadline in µs (0: none). */
-uint64_t mac_next_deadline(const struct mac *m);
+uint64_t vb_mac_next_deadline(const struct vb_mac *m);
 /* A frame from the line peer. */
-void mac_line_rx(struct mac *m, const uint8_t *frame, size_t len);
+void vb_mac_line_rx(struct vb_mac *m, const uint8_t *frame, size_t len);
 /* The line peer connected or went away. */
-void mac_line_peer(struct mac *m, bool connected);
+void vb_mac_line_peer(struct vb_mac *m, bool connected);
 /* Force the link down (VEND_CTRL.LINK_DOWN) or release it. */
-void mac_force_link_down(struct mac *m, bool down);
+void vb_mac_force_link_down(struct vb_mac *m, bool down);
 /* Test hook: node NODE's channel CH fails its next descriptor with KIND. */
-int mac_inject(struct mac *m, unsigned int node, unsigned int ch,
-	       enum axidma_inject kind);
+int vb_mac_inject(struct vb_mac *m, unsigned int node, unsigned int ch,
+		  enum vb_axidma_inject_kind kind);
 
 /* Ones'-complement sum of LEN bytes as big-endian words, folded. */
-uint16_t mac_csum(const uint8_t *p, size_t len, uint32_t seed);
+uint16_t vb_mac_csum(const uint8_t *p, size_t len, uint32_t seed);
 
 #endif /* EUSRV_MODEL_MAC_H */

@@ -22,9 +22,6 @@ _Static_assert(EUSRV_MBOX_FIFO + EUSRV_MBOX_FIFO_DEPTH *
 	       sizeof(struct eusrv_mbox_fifo_entry) <= EUSRV_MBOX_TXQ,
 	       "inbound FIFO fits below the outbound queue");
 
-/* store() result meaning "the FIFO is full, the store keeps waiting". */
-#define MBOX_ST_WAIT		UINT32_MAX
-
 #define MBOX_IE_MASK	(EUSRV_MBOX_CTRL_ENQ_IE | EUSRV_MBOX_CTRL_FULL_IE | \
 			 EUSRV_MBOX_CTRL_TXDONE_IE | EUSRV_MBOX_CTRL_ERR_IE)
 
@@ -36,59 +33,53 @@ static const char *const bad_names[] = {
 	[EUSRV_MBOX_BAD_KICK] = "kick on a vector with no block",
 };
 
-static uint32_t fifo_off(uint32_t idx)
+static uint32_t vb_mbox_fifo_off(uint32_t idx)
 {
 	return EUSRV_MBOX_FIFO +
 	       (idx % EUSRV_MBOX_FIFO_DEPTH) *
 	       (uint32_t)sizeof(struct eusrv_mbox_fifo_entry);
 }
 
-static uint32_t txq_off(uint32_t idx)
+static uint32_t vb_mbox_txq_off(uint32_t idx)
 {
 	return EUSRV_MBOX_TXQ +
 	       (idx % EUSRV_MBOX_TXQ_DEPTH) *
 	       (uint32_t)sizeof(struct eusrv_mbox_txq_entry);
 }
 
-static uint64_t now_ms(struct mbox *m)
+static uint64_t vb_mbox_now_ms(struct vb_mbox *m)
 {
 	return m->ops->now_ms(m);
 }
 
 /* A programming error of the node: count it, record it, log (limited). */
-static void mbox_bad(struct mbox *m, uint32_t code, uint32_t value)
+static void vb_mbox_bad(struct vb_mbox *m, uint32_t code, uint32_t value)
 {
 	m->bad_cnt++;
 	m->bad_last = code;
 	wr32(m->page, EUSRV_MBOX_BAD_LAST, m->bad_last);
 	wr32(m->page, EUSRV_MBOX_BAD_CNT, m->bad_cnt);
-	if (log_ratelimit_ok(&m->rl, now_ms(m)))
+	if (log_ratelimit_ok(&m->rl, vb_mbox_now_ms(m)))
 		log_warn("node%u mailbox: programming error %u (%s), value %#x",
 			 m->node, code, bad_names[code], value);
 }
 
-/*
- * A bad register value: counted when first seen, not again while the node
- * leaves it as it is (the model re-reads registers often).
- */
-static void bad_once(struct mbox *m, bool *bad, uint32_t *last, uint32_t code,
-		     uint32_t value)
+/* A bad register value: counted once while the node leaves it (regs.h). */
+static void vb_mbox_bad_once(struct vb_mbox *m, bool *bad, uint32_t *last,
+			     uint32_t code, uint32_t value)
 {
-	if (*bad && *last == value)
-		return;
-	*bad = true;
-	*last = value;
-	mbox_bad(m, code, value);
+	if (reg_bad_is_new(bad, last, value))
+		vb_mbox_bad(m, code, value);
 }
 
 /* CTRL with reserved bits ignored. */
-static uint32_t mbox_ctrl(struct mbox *m)
+static uint32_t vb_mbox_ctrl(struct vb_mbox *m)
 {
 	uint32_t ctrl = rd32(m->page, EUSRV_MBOX_CTRL);
 
 	if (ctrl & ~EUSRV_MBOX_CTRL_VALID) {
-		bad_once(m, &m->ctrl_bad, &m->ctrl_bad_val, EUSRV_MBOX_BAD_CTRL,
-			 ctrl);
+		vb_mbox_bad_once(m, &m->ctrl_bad, &m->ctrl_bad_val, EUSRV_MBOX_BAD_CTRL,
+				 ctrl);
 		return ctrl & EUSRV_MBOX_CTRL_VALID;
 	}
 	m->ctrl_bad = false;
@@ -96,14 +87,14 @@ static uint32_t mbox_ctrl(struct mbox *m)
 }
 
 /* Free FIFO entries; an impossible RX_CONS makes the FIFO count as full. */
-static uint32_t fifo_space(struct mbox *d)
+static uint32_t vb_mbox_fifo_space(struct vb_mbox *d)
 {
 	uint32_t cons = rd32_acquire(d->page, EUSRV_MBOX_RX_CONS);
 	uint32_t used = d->rx_prod - cons;
 
 	if (used > EUSRV_MBOX_FIFO_DEPTH) {
-		bad_once(d, &d->rx_cons_bad, &d->rx_cons_bad_val,
-			 EUSRV_MBOX_BAD_RX_CONS, cons);
+		vb_mbox_bad_once(d, &d->rx_cons_bad, &d->rx_cons_bad_val,
+				 EUSRV_MBOX_BAD_RX_CONS, cons);
 		return 0;
 	}
 	d->rx_cons_bad = false;
@@ -111,7 +102,7 @@ static uint32_t fifo_space(struct mbox *d)
 }
 
 /* RX_STALLED is 1 exactly while some store waits on the FIFO. */
-static void stall_update(struct mbox *d)
+static void vb_mbox_stall_update(struct vb_mbox *d)
 {
 	if (d->stalled && !d->waiters && !d->dma_waiters) {
 		d->stalled = false;
@@ -120,17 +111,47 @@ static void stall_update(struct mbox *d)
 	}
 }
 
-static void start_wait(struct mbox *s, struct mbox *d)
+/*
+ * D's FIFO has no room for a store: then, as a Dekker handshake with the
+ * consumer, which stores RX_CONS, fences and then loads RX_STALLED, store
+ * RX_STALLED, fence, and load RX_CONS again, so that either we see its
+ * progress or it sees the flag and kicks.  True if the FIFO is still full.
+ */
+static bool vb_mbox_fifo_full(struct vb_mbox *d)
 {
-	if (!d->waiters && !d->dma_waiters) {
-		/* A new "FIFO full" event for the destination. */
-		d->full_cnt++;
-		wr32(d->page, EUSRV_MBOX_FULL_CNT, d->full_cnt);
-		d->causes |= EUSRV_MBOX_CTRL_FULL_IE;
-	}
+	if (vb_mbox_fifo_space(d))
+		return false;
+	d->stalled = true;
+	/* Always stored: the node may have scribbled over it. */
+	wr32(d->page, EUSRV_MBOX_RX_STALLED, 1);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return !vb_mbox_fifo_space(d);
+}
+
+/* A store starts to wait on D's FIFO: a new "FIFO full" event if the first. */
+static void vb_mbox_full_event(struct vb_mbox *d)
+{
+	if (d->waiters || d->dma_waiters)
+		return;
+	d->full_cnt++;
+	wr32(d->page, EUSRV_MBOX_FULL_CNT, d->full_cnt);
+	d->causes |= EUSRV_MBOX_CTRL_FULL_IE;
+}
+
+/* Node NODE no longer waits on D's FIFO (WAITERS: D's waiters or dma_waiters). */
+static void vb_mbox_waiter_gone(struct vb_mbox *d, uint32_t *waiters,
+				unsigned int node)
+{
+	*waiters &= ~(1U << node);
+	vb_mbox_stall_update(d);
+}
+
+static void vb_mbox_start_wait(struct vb_mbox *s, struct vb_mbox *d)
+{
+	vb_mbox_full_event(d);
 	d->waiters |= 1U << s->node;
 	s->wait_dest = d;
-	s->wait_deadline_ms = now_ms(s) + EUSRV_MBOX_STORE_TIMEOUT_MS;
+	s->wait_deadline_ms = vb_mbox_now_ms(s) + EUSRV_MBOX_STORE_TIMEOUT_MS;
 	s->tx_wait_cnt++;
 	wr32(s->page, EUSRV_MBOX_TX_WAIT_CNT, s->tx_wait_cnt);
 	s->ops->timer_arm(s, s->wait_deadline_ms);
@@ -138,22 +159,21 @@ static void start_wait(struct mbox *s, struct mbox *d)
 		  s->node, d->node);
 }
 
-static void stop_wait(struct mbox *s)
+static void vb_mbox_stop_wait(struct vb_mbox *s)
 {
-	struct mbox *d = s->wait_dest;
+	struct vb_mbox *d = s->wait_dest;
 
 	if (!d)
 		return;
 	s->wait_dest = NULL;
-	d->waiters &= ~(1U << s->node);
-	stall_update(d);
+	vb_mbox_waiter_gone(d, &d->waiters, s->node);
 	s->ops->timer_cancel(s);
 }
 
 /* Put {msg, src} in D's FIFO; the entry is visible before RX_PROD moves. */
-static void deliver(struct mbox *d, unsigned int src, uint64_t msg)
+static void vb_mbox_deliver(struct vb_mbox *d, unsigned int src, uint64_t msg)
 {
-	uint32_t off = fifo_off(d->rx_prod);
+	uint32_t off = vb_mbox_fifo_off(d->rx_prod);
 
 	wr64(d->page, off + offsetof(struct eusrv_mbox_fifo_entry, msg), msg);
 	wr16(d->page, off + offsetof(struct eusrv_mbox_fifo_entry, src_node),
@@ -168,10 +188,10 @@ static void deliver(struct mbox *d, unsigned int src, uint64_t msg)
 }
 
 /* The mailbox whose INBOX register is exactly ADDR, if attached. */
-static struct mbox *inbox_target(struct mbox *s, uint64_t addr)
+static struct vb_mbox *vb_mbox_inbox_target(struct vb_mbox *s, uint64_t addr)
 {
 	unsigned int node = EUSRV_GA_NODE(addr);
-	struct mbox *d;
+	struct vb_mbox *d;
 
 	/* Catches garbage in bits 63:48 and any other register or offset. */
 	if (addr != EUSRV_MBOX_INBOX_GA(node))
@@ -182,55 +202,43 @@ static struct mbox *inbox_target(struct mbox *s, uint64_t addr)
 
 /*
  * Perform one posted store of S: an EUSRV_MBOX_ST_* result, or
- * MBOX_ST_WAIT while the destination FIFO is full and time remains.
+ * MBOX_STORE_WAIT while the destination FIFO is full and time remains.
  */
-static uint32_t store(struct mbox *s, uint64_t addr, uint64_t msg)
+static uint32_t vb_mbox_store(struct vb_mbox *s, uint64_t addr, uint64_t msg)
 {
-	struct mbox *d = inbox_target(s, addr);
+	struct vb_mbox *d = vb_mbox_inbox_target(s, addr);
 
 	/* The node rewrote a waiting entry: forget the old wait. */
 	if (s->wait_dest && s->wait_dest != d)
-		stop_wait(s);
+		vb_mbox_stop_wait(s);
 	if (!d)
 		return EUSRV_MBOX_ST_DECERR;
-	if (!(mbox_ctrl(d) & EUSRV_MBOX_CTRL_EN)) {
-		stop_wait(s);
+	if (!(vb_mbox_ctrl(d) & EUSRV_MBOX_CTRL_EN)) {
+		vb_mbox_stop_wait(s);
 		return EUSRV_MBOX_ST_DISABLED;
 	}
-	if (!fifo_space(d)) {
-		/*
-		 * Dekker with the consumer, which stores RX_CONS, fences and
-		 * then loads RX_STALLED: we store RX_STALLED, fence, and load
-		 * RX_CONS again, so either we see its progress or it sees
-		 * the flag and kicks.
-		 */
-		d->stalled = true;
-		/* Always stored: the node may have scribbled over it. */
-		wr32(d->page, EUSRV_MBOX_RX_STALLED, 1);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!fifo_space(d)) {
-			if (!s->wait_dest) {
-				start_wait(s, d);
-			} else if (now_ms(s) >= s->wait_deadline_ms) {
-				stop_wait(s);
-				return EUSRV_MBOX_ST_FULL;
-			} else {
-				/* Woken early: keep the deadline's timer. */
-				s->ops->timer_arm(s, s->wait_deadline_ms);
-			}
-			return MBOX_ST_WAIT;
+	if (vb_mbox_fifo_full(d)) {
+		if (!s->wait_dest) {
+			vb_mbox_start_wait(s, d);
+		} else if (vb_mbox_now_ms(s) >= s->wait_deadline_ms) {
+			vb_mbox_stop_wait(s);
+			return EUSRV_MBOX_ST_FULL;
+		} else {
+			/* Woken early: keep the deadline's timer. */
+			s->ops->timer_arm(s, s->wait_deadline_ms);
 		}
+		return MBOX_STORE_WAIT;
 	}
-	deliver(d, s->node, msg);
-	stop_wait(s);
-	stall_update(d);
+	vb_mbox_deliver(d, s->node, msg);
+	vb_mbox_stop_wait(s);
+	vb_mbox_stall_update(d);
 	return EUSRV_MBOX_ST_OK;
 }
 
 /* Write back the head entry's status, then advance TX_CONS past it. */
-static void complete(struct mbox *s, uint32_t status)
+static void vb_mbox_complete(struct vb_mbox *s, uint32_t status)
 {
-	uint32_t off = txq_off(s->tx_cons);
+	uint32_t off = vb_mbox_txq_off(s->tx_cons);
 
 	wr32(s->page, off + offsetof(struct eusrv_mbox_txq_entry, status),
 	     status);
@@ -242,7 +250,7 @@ static void complete(struct mbox *s, uint32_t status)
 		wr32(s->page, EUSRV_MBOX_TX_ERR_CNT, s->tx_err_cnt);
 		s->causes |= EUSRV_MBOX_CTRL_ERR_IE;
 		if (status == EUSRV_MBOX_ST_FULL) {
-			if (log_ratelimit_ok(&s->rl, now_ms(s)))
+			if (log_ratelimit_ok(&s->rl, vb_mbox_now_ms(s)))
 				log_info("node%u mailbox: store timed out on a full FIFO",
 					 s->node);
 		}
@@ -253,21 +261,21 @@ static void complete(struct mbox *s, uint32_t status)
 }
 
 /* Outstanding outbound entries, or -1 if TX_PROD is impossible. */
-static int64_t tx_pending(struct mbox *m)
+static int64_t vb_mbox_tx_pending(struct vb_mbox *m)
 {
 	uint32_t prod = rd32_acquire(m->page, EUSRV_MBOX_TX_PROD);
 	uint32_t n = prod - m->tx_cons;
 
 	if (n > EUSRV_MBOX_TXQ_DEPTH) {
-		bad_once(m, &m->tx_prod_bad, &m->tx_prod_bad_val,
-			 EUSRV_MBOX_BAD_TX_PROD, prod);
+		vb_mbox_bad_once(m, &m->tx_prod_bad, &m->tx_prod_bad_val,
+				 EUSRV_MBOX_BAD_TX_PROD, prod);
 		return -1;
 	}
 	m->tx_prod_bad = false;
 	return n;
 }
 
-static void mbox_reset(struct mbox *m)
+static void vb_mbox_reset(struct vb_mbox *m)
 {
 	uint32_t off;
 
@@ -297,8 +305,8 @@ static void mbox_reset(struct mbox *m)
 	wr32_release(m->page, EUSRV_MBOX_ID, EUSRV_MBOX_ID_VALUE);
 }
 
-void mbox_init(struct mbox *m, void *page, unsigned int node,
-	       const struct mbox_ops *ops, void *opaque)
+void vb_mbox_init(struct vb_mbox *m, void *page, unsigned int node,
+		  const struct vb_mbox_ops *ops, void *opaque)
 {
 	memset(m, 0, sizeof(*m));
 	m->page = page;
@@ -307,20 +315,20 @@ void mbox_init(struct mbox *m, void *page, unsigned int node,
 	m->opaque = opaque;
 }
 
-void mbox_attach(struct mbox *m)
+void vb_mbox_attach(struct vb_mbox *m)
 {
-	mbox_reset(m);
+	vb_mbox_reset(m);
 	m->up = true;
 }
 
 /* Wake the senders waiting on M's FIFO, fairly: rotate the first one. */
-static void wake_waiters(struct mbox *m)
+static void vb_mbox_wake_waiters(struct vb_mbox *m)
 {
 	unsigned int i;
 
 	for (i = 0; i < EUSRV_MAX_NODES; i++) {
 		unsigned int n = (m->waiter_rr + i) % EUSRV_MAX_NODES;
-		struct mbox *s;
+		struct vb_mbox *s;
 
 		if (!((m->waiters | m->dma_waiters) & (1U << n)))
 			continue;
@@ -331,19 +339,19 @@ static void wake_waiters(struct mbox *m)
 	m->waiter_rr = (m->waiter_rr + 1) % EUSRV_MAX_NODES;
 }
 
-void mbox_detach(struct mbox *m)
+void vb_mbox_detach(struct vb_mbox *m)
 {
 	unsigned int n;
 	int64_t pending;
 
 	if (!m->up)
 		return;
-	stop_wait(m);
+	vb_mbox_stop_wait(m);
 	m->up = false;
 
 	/* Stores waiting on the FIFO of a node that is gone: decode error. */
 	for (n = 0; n < EUSRV_MAX_NODES; n++) {
-		struct mbox *s;
+		struct vb_mbox *s;
 
 		if (!(m->waiters & (1U << n)))
 			continue;
@@ -353,12 +361,12 @@ void mbox_detach(struct mbox *m)
 			continue;
 		s->wait_dest = NULL;
 		s->ops->timer_cancel(s);
-		complete(s, EUSRV_MBOX_ST_DECERR);
+		vb_mbox_complete(s, EUSRV_MBOX_ST_DECERR);
 		s->ops->schedule(s);
 	}
 	/* DMA writes waiting on it: their engines retry and get DECERR. */
 	for (n = 0; n < EUSRV_MAX_NODES; n++) {
-		struct mbox *s;
+		struct vb_mbox *s;
 
 		if (!(m->dma_waiters & (1U << n)))
 			continue;
@@ -370,45 +378,45 @@ void mbox_detach(struct mbox *m)
 	m->stalled = false;
 
 	/* Its own outstanding stores will never be performed. */
-	pending = tx_pending(m);
+	pending = vb_mbox_tx_pending(m);
 	while (pending-- > 0)
-		complete(m, EUSRV_MBOX_ST_DECERR);
+		vb_mbox_complete(m, EUSRV_MBOX_ST_DECERR);
 	m->causes = 0;
 }
 
-void mbox_kick(struct mbox *m)
+void vb_mbox_kick(struct vb_mbox *m)
 {
 	if (!m->up)
 		return;
 	/* Report bad values now rather than when a sender trips on them. */
-	mbox_ctrl(m);
-	fifo_space(m);
+	vb_mbox_ctrl(m);
+	vb_mbox_fifo_space(m);
 	if (m->waiters || m->dma_waiters)
-		wake_waiters(m);
+		vb_mbox_wake_waiters(m);
 	m->ops->schedule(m);
 }
 
-void mbox_bad_kick(struct mbox *m, unsigned int vector)
+void vb_mbox_bad_kick(struct vb_mbox *m, unsigned int vector)
 {
 	if (m->up)
-		mbox_bad(m, EUSRV_MBOX_BAD_KICK, vector);
+		vb_mbox_bad(m, EUSRV_MBOX_BAD_KICK, vector);
 }
 
-void mbox_run(struct mbox *m)
+void vb_mbox_run(struct vb_mbox *m)
 {
 	unsigned int budget = MBOX_RUN_BUDGET;
 	int64_t pending;
 
 	if (!m->up)
 		return;
-	pending = tx_pending(m);
+	pending = vb_mbox_tx_pending(m);
 	if (pending < 0) {
 		/* Not acted on: release the FIFO a head entry waits on. */
-		stop_wait(m);
+		vb_mbox_stop_wait(m);
 		return;
 	}
 	for (; pending > 0; pending--) {
-		uint32_t off = txq_off(m->tx_cons);
+		uint32_t off = vb_mbox_txq_off(m->tx_cons);
 		uint64_t addr, msg;
 		uint32_t st;
 
@@ -418,79 +426,68 @@ void mbox_run(struct mbox *m)
 		}
 		addr = rd64(m->page, off + offsetof(struct eusrv_mbox_txq_entry, addr));
 		msg = rd64(m->page, off + offsetof(struct eusrv_mbox_txq_entry, data));
-		st = store(m, addr, msg);
-		if (st == MBOX_ST_WAIT)
+		st = vb_mbox_store(m, addr, msg);
+		if (st == MBOX_STORE_WAIT)
 			return;
-		complete(m, st);
+		vb_mbox_complete(m, st);
 	}
 }
 
-void mbox_timer(struct mbox *m)
+void vb_mbox_timer(struct vb_mbox *m)
 {
 	if (m->up && m->wait_dest)
 		m->ops->schedule(m);
 }
 
-void mbox_update_irq(struct mbox *m)
+void vb_mbox_update_irq(struct vb_mbox *m)
 {
 	uint32_t causes = m->causes;
 
 	m->causes = 0;
 	if (!m->up || !causes)
 		return;
-	if (causes & mbox_ctrl(m) & MBOX_IE_MASK)
+	if (causes & vb_mbox_ctrl(m) & MBOX_IE_MASK)
 		m->ops->raise_irq(m);
 }
 
-void mbox_dma_cancel(struct mbox *src, struct mbox_dma_wait *w)
+void vb_mbox_dma_cancel(struct vb_mbox *src, struct vb_mbox_dma_wait *w)
 {
-	struct mbox *d = w->dest;
+	struct vb_mbox *d = w->dest;
 
 	if (!d)
 		return;
 	w->dest = NULL;
-	d->dma_waiters &= ~(1U << src->node);
-	stall_update(d);
+	vb_mbox_waiter_gone(d, &d->dma_waiters, src->node);
 }
 
-uint32_t mbox_dma_store(struct mbox *s, struct mbox_dma_wait *w,
-			uint64_t addr, uint64_t msg)
+uint32_t vb_mbox_dma_store(struct vb_mbox *s, struct vb_mbox_dma_wait *w,
+			   uint64_t addr, uint64_t msg)
 {
-	struct mbox *d = inbox_target(s, addr);
+	struct vb_mbox *d = vb_mbox_inbox_target(s, addr);
 
 	if (w->dest && w->dest != d)
-		mbox_dma_cancel(s, w);
+		vb_mbox_dma_cancel(s, w);
 	if (!d)
 		return EUSRV_MBOX_ST_DECERR;
-	if (!(mbox_ctrl(d) & EUSRV_MBOX_CTRL_EN)) {
-		mbox_dma_cancel(s, w);
+	if (!(vb_mbox_ctrl(d) & EUSRV_MBOX_CTRL_EN)) {
+		vb_mbox_dma_cancel(s, w);
 		return EUSRV_MBOX_ST_DISABLED;
 	}
-	if (!fifo_space(d)) {
-		/* The same handshake with the consumer as store(). */
-		d->stalled = true;
-		wr32(d->page, EUSRV_MBOX_RX_STALLED, 1);
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		if (!fifo_space(d)) {
-			if (!w->dest) {
-				if (!d->waiters && !d->dma_waiters) {
-					d->full_cnt++;
-					wr32(d->page, EUSRV_MBOX_FULL_CNT, d->full_cnt);
-					d->causes |= EUSRV_MBOX_CTRL_FULL_IE;
-				}
-				w->dest = d;
-				w->deadline_ms = now_ms(s) + EUSRV_MBOX_STORE_TIMEOUT_MS;
-			} else if (now_ms(s) >= w->deadline_ms) {
-				mbox_dma_cancel(s, w);
-				return EUSRV_MBOX_ST_FULL;
-			}
-			/* Again: the destination may have re-attached meanwhile. */
-			d->dma_waiters |= 1U << s->node;
-			return MBOX_STORE_WAIT;
+	if (vb_mbox_fifo_full(d)) {
+		if (!w->dest) {
+			vb_mbox_full_event(d);
+			w->dest = d;
+			w->deadline_ms = vb_mbox_now_ms(s) + EUSRV_MBOX_STORE_TIMEOUT_MS;
+		} else if (vb_mbox_now_ms(s) >= w->deadline_ms) {
+			vb_mbox_dma_cancel(s, w);
+			return EUSRV_MBOX_ST_FULL;
 		}
+		/* Again: the destination may have re-attached meanwhile. */
+		d->dma_waiters |= 1U << s->node;
+		return MBOX_STORE_WAIT;
 	}
-	deliver(d, s->node, msg);
-	mbox_dma_cancel(s, w);
-	stall_update(d);
+	vb_mbox_deliver(d, s->node, msg);
+	vb_mbox_dma_cancel(s, w);
+	vb_mbox_stall_update(d);
 	return EUSRV_MBOX_ST_OK;
 }

@@ -53,17 +53,17 @@ struct model {
 	struct evloop loop;
 	struct ev_handler sig;
 	struct board board;
-	struct blocks blocks;
+	struct vb_blocks blocks;
 	struct ivs_server ivs;
-	struct mgmt_hub hub;
-	struct nic nic;
+	struct vb_hub hub;
+	struct vb_nic nic;
 	char ready_path[PATH_MAX];
 	char lock_path[PATH_MAX];
 	int lock_fd;
 	bool stop;
 };
 
-static void usage(FILE *out)
+static void model_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: " PROG " --dir DIR --nodes N --ram-size BYTES [--log FILE] [--foreground]\n"
@@ -192,7 +192,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_FG:
 			break;
 		case OPT_HELP:
-			usage(stdout);
+			model_usage(stdout);
 			exit(0);
 		case ':':
 			return usage_error("option '%s' needs an argument",
@@ -280,26 +280,26 @@ static int lock_dir(struct model *m, const char *dir)
 	return 0;
 }
 
-static void ivs_attach(void *opaque, unsigned int node,
-		       const int irq_fds[EUSRV_NR_VECTORS])
+static void model_ivs_attach(void *opaque, unsigned int node,
+			     const int irq_fds[EUSRV_NR_VECTORS])
 {
-	blocks_attach(opaque, node, irq_fds);
+	vb_blocks_attach(opaque, node, irq_fds);
 }
 
-static void ivs_detach(void *opaque, unsigned int node)
+static void model_ivs_detach(void *opaque, unsigned int node)
 {
-	blocks_detach(opaque, node);
+	vb_blocks_detach(opaque, node);
 }
 
-static void ivs_kick(void *opaque, unsigned int node, unsigned int vector)
+static void model_ivs_kick(void *opaque, unsigned int node, unsigned int vector)
 {
-	blocks_kick(opaque, node, vector);
+	vb_blocks_kick(opaque, node, vector);
 }
 
 static const struct ivs_callbacks ivs_cb = {
-	.attach = ivs_attach,
-	.detach = ivs_detach,
-	.kick = ivs_kick,
+	.attach = model_ivs_attach,
+	.detach = model_ivs_detach,
+	.kick = model_ivs_kick,
 };
 
 static void signal_event(struct ev_handler *h, uint32_t events)
@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 
 	/* Client of a running model's control socket (docs/hardware.md). */
 	if (argc == 4 && !strcmp(argv[1], "--control"))
-		return nic_control_client(argv[2], argv[3]);
+		return vb_nic_control_client(argv[2], argv[3]);
 	if (parse_options(argc, argv, &o))
 		return EXIT_USAGE;
 	if (check_dir(o.dir))
@@ -414,21 +414,20 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 	have_board = true;
-	err = blocks_init(&m->blocks, &m->board, &m->loop);
+	err = vb_blocks_init(&m->blocks, &m->board, &m->loop);
 	if (err)
 		goto out;
 	have_blocks = true;
-	err = nic_init(&m->nic, &m->board, &m->blocks, &m->loop, o.dir);
+	err = vb_nic_init(&m->nic, &m->board, &m->blocks, &m->loop, o.dir);
 	if (err)
 		goto out;
 	have_nic = true;
-	m->blocks.mac = &m->nic.mac;
 	err = ivs_init(&m->ivs, &m->loop, o.dir, o.nodes, m->board.shm_fd,
 		       &ivs_cb, &m->blocks);
 	if (err)
 		goto out;
 	have_ivs = true;
-	err = mgmt_hub_init(&m->hub, &m->loop, o.dir);
+	err = vb_hub_init(&m->hub, &m->loop, o.dir);
 	if (err)
 		goto out;
 	have_hub = true;
@@ -440,28 +439,28 @@ int main(int argc, char **argv)
 
 	while (!m->stop) {
 		err = evloop_run_once(&m->loop,
-				      blocks_busy(&m->blocks) ||
-				      nic_busy(&m->nic) ? 0 : -1);
+				      vb_blocks_busy(&m->blocks) ||
+				      vb_nic_busy(&m->nic) ? 0 : -1);
 		if (err < 0) {
 			log_err("epoll_wait: %s", strerror(-err));
 			goto out;
 		}
-		blocks_round(&m->blocks);
-		nic_round(&m->nic);
-		mgmt_hub_reap(&m->hub);
+		vb_blocks_round(&m->blocks);
+		vb_nic_round(&m->nic);
+		vb_hub_reap(&m->hub);
 	}
 	status = 0;
 out:
 	if (m->ready_path[0])
 		unlink(m->ready_path);
 	if (have_hub)
-		mgmt_hub_fini(&m->hub);
+		vb_hub_fini(&m->hub);
 	if (have_ivs)
 		ivs_fini(&m->ivs);
 	if (have_nic)
-		nic_fini(&m->nic);
+		vb_nic_fini(&m->nic);
 	if (have_blocks)
-		blocks_fini(&m->blocks);
+		vb_blocks_fini(&m->blocks);
 	if (have_board)
 		board_fini(&m->board, true);
 	if (m->sig.fd >= 0)

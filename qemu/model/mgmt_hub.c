@@ -15,9 +15,9 @@
 
 #include "unix_sock.h"
 
-static void port_close(struct mgmt_port *p, const char *why)
+static void vb_hub_port_close(struct vb_hub_port *p, const char *why)
 {
-	struct mgmt_hub *hub = p->hub;
+	struct vb_hub *hub = p->hub;
 
 	if (p->dead)
 		return;
@@ -27,140 +27,102 @@ static void port_close(struct mgmt_port *p, const char *why)
 	ev_del(hub->loop, &p->h);
 	close(p->h.fd);
 	p->h.fd = -1;
-	mgmt_switch_forget(&hub->sw, p->id);
+	vb_switch_forget(&hub->sw, p->id);
 	hub->nr_ports--;
 }
 
-static void port_want_out(struct mgmt_port *p, bool on)
-{
-	if (p->want_out == on || p->dead)
-		return;
-	p->want_out = on;
-	ev_mod(p->hub->loop, &p->h, EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0));
-}
-
 /* Write as much of the output ring as the socket takes now. */
-static void port_flush(struct mgmt_port *p)
+static void vb_hub_port_flush(struct vb_hub_port *p)
 {
-	while (p->tx_len && !p->dead) {
-		size_t chunk = MGMT_TXBUF_SIZE - p->tx_head;
-		ssize_t n;
+	long n = vb_framed_tx_flush(&p->tx);
 
-		if (chunk > p->tx_len)
-			chunk = p->tx_len;
-		n = send(p->h.fd, p->tx + p->tx_head, chunk,
-			 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				break;
-			port_close(p, strerror(errno));
-			return;
-		}
-		p->tx_head = (p->tx_head + (size_t)n) % MGMT_TXBUF_SIZE;
-		p->tx_len -= (size_t)n;
-	}
-	port_want_out(p, p->tx_len != 0);
-}
-
-static void ring_put(struct mgmt_port *p, const uint8_t *data, size_t n)
-{
-	size_t tail = (p->tx_head + p->tx_len) % MGMT_TXBUF_SIZE;
-	size_t first = MGMT_TXBUF_SIZE - tail;
-
-	if (first > n)
-		first = n;
-	memcpy(p->tx + tail, data, first);
-	memcpy(p->tx, data + first, n - first);
-	p->tx_len += n;
+	if (n < 0)
+		vb_hub_port_close(p, strerror((int)-n));
 }
 
 /* Queue one frame for P, or drop it if P's buffer is full. */
-static void port_send(struct mgmt_port *p, const uint8_t *frame, uint32_t len)
+static void vb_hub_port_send(struct vb_hub_port *p, const uint8_t *frame,
+			     uint32_t len)
 {
-	uint8_t hdr[MGMT_LEN_SIZE];
+	long n;
+
 	if (p->dead)
 		return;
-	if (MGMT_TXBUF_SIZE - p->tx_len < MGMT_LEN_SIZE + (size_t)len) {
+	n = vb_framed_tx_send(&p->tx, frame, len);
+	if (n == -ENOBUFS) {
 		p->dropped++;
 		if (log_ratelimit_ok(&p->rl, evloop_now_ms()))
 			log_warn("mgmt hub: port %u not reading, output full: frame dropped (%llu so far)",
 				 p->id, (unsigned long long)p->dropped);
-		return;
+	} else if (n < 0) {
+		vb_hub_port_close(p, strerror((int)-n));
 	}
-	mgmt_put_len(hdr, len);
-	ring_put(p, hdr, sizeof(hdr));
-	ring_put(p, frame, len);
-	if (!p->want_out)
-		port_flush(p);
 }
 
-static void switch_frame(struct mgmt_port *in, const uint8_t *frame,
-			 uint32_t len)
+static void vb_hub_switch_frame(struct vb_hub_port *in, const uint8_t *frame,
+				uint32_t len)
 {
-	struct mgmt_hub *hub = in->hub;
-	uint32_t out = mgmt_switch_route(&hub->sw, in->id, frame, len);
-	struct mgmt_port *p;
+	struct vb_hub *hub = in->hub;
+	uint32_t out = vb_switch_route(&hub->sw, in->id, frame, len);
+	struct vb_hub_port *p;
 
 	for (p = hub->ports; p; p = p->next) {
 		if (p == in || p->dead)
 			continue;
 		if (out == MGMT_PORT_NONE || out == p->id)
-			port_send(p, frame, len);
+			vb_hub_port_send(p, frame, len);
 	}
 }
 
-static void port_read(struct mgmt_port *p)
+static void vb_hub_rx_frame(void *opaque, const uint8_t *frame, uint32_t len)
 {
-	struct mgmt_hub *hub = p->hub;
-	size_t pos = 0, used;
-	ssize_t n;
-
-	n = recv(p->h.fd, hub->rbuf, sizeof(hub->rbuf), MSG_DONTWAIT);
-	if (n <= 0) {
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		port_close(p, n == 0 ? "connection closed" : strerror(errno));
-		return;
-	}
-	while (pos < (size_t)n && !p->dead) {
-		switch (mgmt_rx_feed(&p->rx, hub->rbuf + pos, (size_t)n - pos,
-				     &used)) {
-		case MGMT_RX_FRAME:
-			switch_frame(p, p->rx.frame, p->rx.len);
-			break;
-		case MGMT_RX_MALFORMED:
-			if (log_ratelimit_ok(&p->rl, evloop_now_ms()))
-				log_warn("mgmt hub: port %u sent a frame length of %u (valid %u..%u): frame dropped",
-					 p->id, p->rx.bad_len, MGMT_FRAME_MIN,
-					 MGMT_FRAME_MAX);
-			break;
-		case MGMT_RX_MORE:
-			break;
-		}
-		pos += used;
-	}
+	vb_hub_switch_frame(opaque, frame, len);
 }
 
-static void port_event(struct ev_handler *h, uint32_t events)
+static void vb_hub_rx_malformed(void *opaque, uint32_t bad_len)
 {
-	struct mgmt_port *p = container_of(h, struct mgmt_port, h);
+	struct vb_hub_port *p = opaque;
+
+	if (log_ratelimit_ok(&p->rl, evloop_now_ms()))
+		log_warn("mgmt hub: port %u sent a frame length of %u (valid %u..%u): frame dropped",
+			 p->id, bad_len, MGMT_FRAME_MIN, MGMT_FRAME_MAX);
+}
+
+static const struct vb_framed_rx_ops vb_hub_rx_ops = {
+	.frame = vb_hub_rx_frame,
+	.malformed = vb_hub_rx_malformed,
+};
+
+static void vb_hub_port_read(struct vb_hub_port *p)
+{
+	struct vb_hub *hub = p->hub;
+	int err = vb_framed_rx_read(&p->rx, &p->h, hub->rbuf, sizeof(hub->rbuf),
+				    &vb_hub_rx_ops, p);
+
+	if (err)
+		vb_hub_port_close(p, vb_framed_rx_why(err));
+}
+
+static void vb_hub_port_event(struct ev_handler *h, uint32_t events)
+{
+	struct vb_hub_port *p = container_of(h, struct vb_hub_port, h);
 
 	if (p->dead)
 		return;
 	if (events & EPOLLOUT)
-		port_flush(p);
+		vb_hub_port_flush(p);
 	if (!p->dead && (events & EPOLLIN)) {
-		port_read(p);
+		vb_hub_port_read(p);
 		return;
 	}
 	if (!p->dead && (events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)))
-		port_close(p, "connection closed");
+		vb_hub_port_close(p, "connection closed");
 }
 
-static void listen_event(struct ev_handler *h, uint32_t events)
+static void vb_hub_listen_event(struct ev_handler *h, uint32_t events)
 {
-	struct mgmt_hub *hub = container_of(h, struct mgmt_hub, listen);
-	struct mgmt_port *p;
+	struct vb_hub *hub = container_of(h, struct vb_hub, listen);
+	struct vb_hub_port *p;
 	int fd, err;
 
 	(void)events;
@@ -180,29 +142,27 @@ static void listen_event(struct ev_handler *h, uint32_t events)
 		return;
 	}
 	p = calloc(1, sizeof(*p));
-	if (p)
-		p->tx = malloc(MGMT_TXBUF_SIZE);
-	if (!p || !p->tx) {
+	if (!p || vb_framed_tx_init(&p->tx, MGMT_TXBUF_SIZE, hub->loop, &p->h)) {
 		log_warn("mgmt hub %s: refused a connection: out of memory",
 			 hub->path);
 		if (p)
-			free(p->tx);
+			vb_framed_tx_fini(&p->tx);
 		free(p);
 		close(fd);
 		return;
 	}
 	p->hub = hub;
 	p->h.fd = fd;
-	p->h.fn = port_event;
+	p->h.fn = vb_hub_port_event;
 	/* Ids are never 0 (MGMT_PORT_NONE) and not reused soon. */
 	if (++hub->next_id == MGMT_PORT_NONE)
 		++hub->next_id;
 	p->id = hub->next_id;
-	mgmt_rx_init(&p->rx);
+	vb_switch_rx_init(&p->rx);
 	err = ev_add(hub->loop, &p->h, EPOLLIN | EPOLLRDHUP);
 	if (err) {
 		log_warn("mgmt hub %s: epoll: %s", hub->path, strerror(-err));
-		free(p->tx);
+		vb_framed_tx_fini(&p->tx);
 		free(p);
 		close(fd);
 		return;
@@ -213,15 +173,15 @@ static void listen_event(struct ev_handler *h, uint32_t events)
 	log_info("mgmt hub: port %u connected", p->id);
 }
 
-int mgmt_hub_init(struct mgmt_hub *hub, struct evloop *loop, const char *dir)
+int vb_hub_init(struct vb_hub *hub, struct evloop *loop, const char *dir)
 {
 	int len, fd, err;
 
 	memset(hub, 0, sizeof(*hub));
 	hub->loop = loop;
 	hub->listen.fd = -1;
-	hub->listen.fn = listen_event;
-	mgmt_switch_init(&hub->sw);
+	hub->listen.fn = vb_hub_listen_event;
+	vb_switch_init(&hub->sw);
 	len = snprintf(hub->path, sizeof(hub->path), "%s/mgmt.sock", dir);
 	if (len < 0 || (size_t)len >= sizeof(hub->path)) {
 		log_err("mgmt hub socket: path under %s too long", dir);
@@ -238,14 +198,14 @@ int mgmt_hub_init(struct mgmt_hub *hub, struct evloop *loop, const char *dir)
 	if (err) {
 		log_err("mgmt hub socket %s: epoll: %s", hub->path,
 			strerror(-err));
-		mgmt_hub_fini(hub);
+		vb_hub_fini(hub);
 	}
 	return err;
 }
 
-void mgmt_hub_reap(struct mgmt_hub *hub)
+void vb_hub_reap(struct vb_hub *hub)
 {
-	struct mgmt_port **pp = &hub->ports, *p;
+	struct vb_hub_port **pp = &hub->ports, *p;
 
 	while ((p = *pp)) {
 		if (!p->dead) {
@@ -253,18 +213,18 @@ void mgmt_hub_reap(struct mgmt_hub *hub)
 			continue;
 		}
 		*pp = p->next;
-		free(p->tx);
+		vb_framed_tx_fini(&p->tx);
 		free(p);
 	}
 }
 
-void mgmt_hub_fini(struct mgmt_hub *hub)
+void vb_hub_fini(struct vb_hub *hub)
 {
-	struct mgmt_port *p;
+	struct vb_hub_port *p;
 
 	for (p = hub->ports; p; p = p->next)
-		port_close(p, "board model exiting");
-	mgmt_hub_reap(hub);
+		vb_hub_port_close(p, "board model exiting");
+	vb_hub_reap(hub);
 	if (hub->listen.fd >= 0) {
 		ev_del(hub->loop, &hub->listen);
 		close(hub->listen.fd);

@@ -12,6 +12,7 @@
 #include <sys/un.h>
 
 #include "evloop.h"
+#include "framed.h"
 #include "log.h"
 #include "mgmt_switch.h"
 
@@ -22,29 +23,26 @@
 /* Bytes read from one connection per loop round. */
 #define MGMT_READ_CHUNK		65536U
 
-struct mgmt_hub;
+struct vb_hub;
 
-struct mgmt_port {
+struct vb_hub_port {
 	struct ev_handler h;
-	struct mgmt_hub *hub;
+	struct vb_hub *hub;
 	uint32_t id;
 	bool dead;
-	bool want_out;			/* EPOLLOUT requested */
-	struct mgmt_port *next;
-	uint8_t *tx;			/* ring of MGMT_TXBUF_SIZE bytes */
-	size_t tx_head;
-	size_t tx_len;
+	struct vb_hub_port *next;
+	struct vb_framed_tx tx;		/* MGMT_TXBUF_SIZE bytes */
 	uint64_t dropped;
 	struct log_ratelimit rl;
-	struct mgmt_rx rx;
+	struct vb_switch_rx rx;
 };
 
-struct mgmt_hub {
+struct vb_hub {
 	struct evloop *loop;
 	struct ev_handler listen;
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct mgmt_switch sw;
-	struct mgmt_port *ports;
+	struct vb_switch sw;
+	struct vb_hub_port *ports;
 	unsigned int nr_ports;
 	uint32_t next_id;
 	struct log_ratelimit rl;
@@ -52,10 +50,10 @@ struct mgmt_hub {
 };
 
 /* Listen on DIR/mgmt.sock; 0 or -errno (logged). */
-int mgmt_hub_init(struct mgmt_hub *hub, struct evloop *loop, const char *dir);
+int vb_hub_init(struct vb_hub *hub, struct evloop *loop, const char *dir);
 /* Free connections closed during the last round (after dispatch). */
-void mgmt_hub_reap(struct mgmt_hub *hub);
+void vb_hub_reap(struct vb_hub *hub);
 /* Close everything and remove the socket. */
-void mgmt_hub_fini(struct mgmt_hub *hub);
+void vb_hub_fini(struct vb_hub *hub);
 
 #endif /* EUSRV_MODEL_MGMT_HUB_H */

@@ -8,7 +8,7 @@
 #define ETH_DST_OFF		0U
 #define ETH_SRC_OFF		MGMT_ETH_ALEN
 
-void mgmt_rx_init(struct mgmt_rx *rx)
+void vb_switch_rx_init(struct vb_switch_rx *rx)
 {
 	rx->hdr_have = 0;
 	rx->len = 0;
@@ -17,7 +17,7 @@ void mgmt_rx_init(struct mgmt_rx *rx)
 	rx->bad_len = 0;
 }
 
-void mgmt_put_len(uint8_t out[MGMT_LEN_SIZE], uint32_t len)
+void vb_switch_put_len(uint8_t out[MGMT_LEN_SIZE], uint32_t len)
 {
 	out[0] = (uint8_t)(len >> 24);
 	out[1] = (uint8_t)(len >> 16);
@@ -25,19 +25,20 @@ void mgmt_put_len(uint8_t out[MGMT_LEN_SIZE], uint32_t len)
 	out[3] = (uint8_t)len;
 }
 
-static size_t min_size(size_t a, uint64_t b)
+static size_t vb_switch_min_size(size_t a, uint64_t b)
 {
 	return b < a ? (size_t)b : a;
 }
 
-enum mgmt_rx_event mgmt_rx_feed(struct mgmt_rx *rx, const uint8_t *data,
-				size_t n, size_t *used)
+enum vb_switch_rx_event vb_switch_rx_feed(struct vb_switch_rx *rx,
+					  const uint8_t *data, size_t n,
+					  size_t *used)
 {
 	size_t pos = 0, k;
 
 	while (pos < n) {
 		if (rx->skip) {
-			k = min_size(n - pos, rx->skip);
+			k = vb_switch_min_size(n - pos, rx->skip);
 			rx->skip -= k;
 			pos += k;
 			continue;
@@ -60,7 +61,7 @@ enum mgmt_rx_event mgmt_rx_feed(struct mgmt_rx *rx, const uint8_t *data,
 			}
 			continue;
 		}
-		k = min_size(n - pos, rx->len - rx->have);
+		k = vb_switch_min_size(n - pos, rx->len - rx->have);
 		memcpy(rx->frame + rx->have, data + pos, k);
 		rx->have += k;
 		pos += k;
@@ -74,18 +75,18 @@ enum mgmt_rx_event mgmt_rx_feed(struct mgmt_rx *rx, const uint8_t *data,
 	return MGMT_RX_MORE;
 }
 
-void mgmt_switch_init(struct mgmt_switch *sw)
+void vb_switch_init(struct vb_switch *sw)
 {
 	memset(sw, 0, sizeof(*sw));
 }
 
-static struct mgmt_mac_entry *mac_find(struct mgmt_switch *sw,
-				       const uint8_t *mac)
+static struct vb_switch_mac_entry *vb_switch_mac_find(struct vb_switch *sw,
+						      const uint8_t *mac)
 {
 	unsigned int i;
 
 	for (i = 0; i < MGMT_MAC_TABLE_SIZE; i++) {
-		struct mgmt_mac_entry *e = &sw->table[i];
+		struct vb_switch_mac_entry *e = &sw->table[i];
 
 		if (e->port != MGMT_PORT_NONE &&
 		    !memcmp(e->mac, mac, MGMT_ETH_ALEN))
@@ -94,10 +95,10 @@ static struct mgmt_mac_entry *mac_find(struct mgmt_switch *sw,
 	return NULL;
 }
 
-static void mac_learn(struct mgmt_switch *sw, const uint8_t *mac,
-		      uint32_t port)
+static void vb_switch_mac_learn(struct vb_switch *sw, const uint8_t *mac,
+				uint32_t port)
 {
-	struct mgmt_mac_entry *e = mac_find(sw, mac), *victim;
+	struct vb_switch_mac_entry *e = vb_switch_mac_find(sw, mac), *victim;
 	unsigned int i;
 
 	if (!e) {
@@ -119,23 +120,23 @@ static void mac_learn(struct mgmt_switch *sw, const uint8_t *mac,
 	e->used = ++sw->clock;
 }
 
-uint32_t mgmt_switch_route(struct mgmt_switch *sw, uint32_t in,
-			   const uint8_t *frame, size_t len)
+uint32_t vb_switch_route(struct vb_switch *sw, uint32_t in,
+			 const uint8_t *frame, size_t len)
 {
 	const uint8_t *dst = frame + ETH_DST_OFF, *src = frame + ETH_SRC_OFF;
-	struct mgmt_mac_entry *e;
+	struct vb_switch_mac_entry *e;
 
 	if (len < MGMT_FRAME_MIN)
 		return in;
 	if (!(src[0] & ETH_GROUP_BIT))
-		mac_learn(sw, src, in);
+		vb_switch_mac_learn(sw, src, in);
 	if (dst[0] & ETH_GROUP_BIT)
 		return MGMT_PORT_NONE;
-	e = mac_find(sw, dst);
+	e = vb_switch_mac_find(sw, dst);
 	return e ? e->port : MGMT_PORT_NONE;
 }
 
-void mgmt_switch_forget(struct mgmt_switch *sw, uint32_t port)
+void vb_switch_forget(struct vb_switch *sw, uint32_t port)
 {
 	unsigned int i;
 

@@ -22,13 +22,13 @@
 
 /* ---- Stream framing ---------------------------------------------------- */
 
-enum mgmt_rx_event {
+enum vb_switch_rx_event {
 	MGMT_RX_MORE,		/* all input consumed, no frame complete */
 	MGMT_RX_FRAME,		/* rx->frame holds rx->len bytes */
 	MGMT_RX_MALFORMED,	/* a bad length (rx->bad_len); its bytes are skipped */
 };
 
-struct mgmt_rx {
+struct vb_switch_rx {
 	uint8_t hdr[MGMT_LEN_SIZE];
 	uint32_t hdr_have;
 	uint32_t len;		/* of the frame being received */
@@ -38,41 +38,42 @@ struct mgmt_rx {
 	uint8_t frame[MGMT_FRAME_MAX];
 };
 
-void mgmt_rx_init(struct mgmt_rx *rx);
+void vb_switch_rx_init(struct vb_switch_rx *rx);
 /*
  * Consume bytes of DATA[0..N) up to the next event; *USED gets the number
  * consumed.  Call again with the rest after handling an event.
  */
-enum mgmt_rx_event mgmt_rx_feed(struct mgmt_rx *rx, const uint8_t *data,
-				size_t n, size_t *used);
+enum vb_switch_rx_event vb_switch_rx_feed(struct vb_switch_rx *rx,
+					  const uint8_t *data, size_t n,
+					  size_t *used);
 
 /* Write the length prefix of a LEN-byte frame to OUT. */
-void mgmt_put_len(uint8_t out[MGMT_LEN_SIZE], uint32_t len);
+void vb_switch_put_len(uint8_t out[MGMT_LEN_SIZE], uint32_t len);
 
 /* ---- Learning switch -------------------------------------------------- */
 
 #define MGMT_PORT_NONE		0U	/* port ids are never 0 */
 
-struct mgmt_mac_entry {
+struct vb_switch_mac_entry {
 	uint8_t mac[MGMT_ETH_ALEN];
 	uint32_t port;			/* MGMT_PORT_NONE: free */
 	uint64_t used;			/* last learnt, for eviction */
 };
 
-struct mgmt_switch {
-	struct mgmt_mac_entry table[MGMT_MAC_TABLE_SIZE];
+struct vb_switch {
+	struct vb_switch_mac_entry table[MGMT_MAC_TABLE_SIZE];
 	uint64_t clock;
 };
 
-void mgmt_switch_init(struct mgmt_switch *sw);
+void vb_switch_init(struct vb_switch *sw);
 /*
  * A FRAME of LEN (>= MGMT_FRAME_MIN) bytes came in on port IN: learn its
  * source; returns the port to send it to, MGMT_PORT_NONE to flood it to all
  * other ports, or IN itself when it must be dropped (destination on IN).
  */
-uint32_t mgmt_switch_route(struct mgmt_switch *sw, uint32_t in,
-			   const uint8_t *frame, size_t len);
+uint32_t vb_switch_route(struct vb_switch *sw, uint32_t in,
+			 const uint8_t *frame, size_t len);
 /* Port PORT is gone: forget what was learnt on it. */
-void mgmt_switch_forget(struct mgmt_switch *sw, uint32_t port);
+void vb_switch_forget(struct vb_switch *sw, uint32_t port);
 
 #endif /* EUSRV_MODEL_MGMT_SWITCH_H */

@@ -17,99 +17,60 @@
 #include "blocks.h"
 #include "unix_sock.h"
 
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000U;
-}
-
 /* ---- MAC ops ----------------------------------------------------------- */
 
-static void op_raise(void *opaque, unsigned int node, unsigned int vector)
+static void vb_nic_op_raise(void *opaque, unsigned int node,
+			    unsigned int vector)
 {
-	struct nic *nic = opaque;
+	struct vb_nic *nic = opaque;
 
-	blocks_raise(nic->blocks, node, vector);
+	vb_blocks_raise(nic->blocks, node, vector);
 }
 
-static uint64_t op_now_us(void *opaque)
+static uint64_t vb_nic_op_now_us(void *opaque)
 {
 	(void)opaque;
-	return mono_us();
+	return evloop_now_us();
 }
 
-static void line_close(struct nic *nic, const char *why);
+static void vb_nic_line_close(struct vb_nic *nic, const char *why);
 
-static void line_want_out(struct nic *nic, bool on)
+static void vb_nic_line_flush(struct vb_nic *nic)
 {
-	if (nic->line.fd < 0 || nic->line_want_out == on)
-		return;
-	nic->line_want_out = on;
-	ev_mod(nic->loop, &nic->line, EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0));
+	long n = vb_framed_tx_flush(&nic->line_tx);
+
+	if (n < 0)
+		vb_nic_line_close(nic, strerror((int)-n));
+	else if (n > 0)
+		nic->line_progress_us = evloop_now_us();
 }
 
-static void line_flush(struct nic *nic)
+static bool vb_nic_op_line_send(void *opaque, const uint8_t *frame, size_t len)
 {
-	while (nic->line_tx_len && nic->line.fd >= 0) {
-		size_t chunk = NIC_LINE_TXBUF - nic->line_tx_head;
-		ssize_t n;
+	struct vb_nic *nic = opaque;
+	long n;
 
-		if (chunk > nic->line_tx_len)
-			chunk = nic->line_tx_len;
-		n = send(nic->line.fd, nic->line_tx + nic->line_tx_head, chunk,
-			 MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				break;
-			line_close(nic, strerror(errno));
-			return;
-		}
-		nic->line_progress_us = mono_us();
-		nic->line_tx_head = (nic->line_tx_head + (size_t)n) % NIC_LINE_TXBUF;
-		nic->line_tx_len -= (size_t)n;
-	}
-	line_want_out(nic, nic->line_tx_len != 0);
-}
-
-static void line_put(struct nic *nic, const uint8_t *data, size_t n)
-{
-	size_t tail = (nic->line_tx_head + nic->line_tx_len) % NIC_LINE_TXBUF;
-	size_t first = NIC_LINE_TXBUF - tail;
-
-	if (first > n)
-		first = n;
-	memcpy(nic->line_tx + tail, data, first);
-	memcpy(nic->line_tx, data + first, n - first);
-	nic->line_tx_len += n;
-}
-
-static bool op_line_send(void *opaque, const uint8_t *frame, size_t len)
-{
-	struct nic *nic = opaque;
-	uint8_t hdr[MGMT_LEN_SIZE];
-
-	if (nic->line.fd < 0 ||
-	    NIC_LINE_TXBUF - nic->line_tx_len < MGMT_LEN_SIZE + len)
+	if (nic->line.fd < 0)
 		return false;
-	mgmt_put_len(hdr, (uint32_t)len);
-	line_put(nic, hdr, sizeof(hdr));
-	line_put(nic, frame, len);
+	n = vb_framed_tx_send(&nic->line_tx, frame, (uint32_t)len);
+	if (n == -ENOBUFS)
+		return false;
 	if (nic->line_rate_bps) {
-		uint64_t now = mono_us();
+		uint64_t now = evloop_now_us();
 
 		if (nic->line_free_us < now)
 			nic->line_free_us = now;
 		nic->line_free_us += (uint64_t)len * 8U * 1000000U / nic->line_rate_bps;
 	}
-	if (!nic->line_want_out)
-		line_flush(nic);
+	if (n < 0)
+		vb_nic_line_close(nic, strerror((int)-n));
+	else if (n > 0)
+		nic->line_progress_us = evloop_now_us();
 	return true;
 }
 
 /* A paced line still busy with what it took: the timer waits for it. */
-static bool line_paced(const struct nic *nic, uint64_t now)
+static bool vb_nic_line_paced(const struct vb_nic *nic, uint64_t now)
 {
 	return nic->line_rate_bps &&
 	       nic->line_free_us > now + NIC_LINE_PACE_SLACK_US;
@@ -119,27 +80,57 @@ static bool line_paced(const struct nic *nic, uint64_t now)
  * Full while the line is paced and busy, or while the peer has a backlog
  * (NIC_LINE_BACKLOG) and takes it.
  */
-static bool op_line_full(void *opaque)
+static bool vb_nic_op_line_full(void *opaque)
 {
-	struct nic *nic = opaque;
+	struct vb_nic *nic = opaque;
 
-	if (nic->line.fd >= 0 && line_paced(nic, mono_us()))
+	if (nic->line.fd >= 0 && vb_nic_line_paced(nic, evloop_now_us()))
 		return true;
-	if (nic->line.fd < 0 || nic->line_tx_len < NIC_LINE_BACKLOG)
+	if (nic->line.fd < 0 || nic->line_tx.len < NIC_LINE_BACKLOG)
 		return false;
-	return mono_us() - nic->line_progress_us < NIC_LINE_STALL_US;
+	return evloop_now_us() - nic->line_progress_us < NIC_LINE_STALL_US;
 }
 
-static const struct mac_ops nic_mac_ops = {
-	.raise = op_raise,
-	.line_send = op_line_send,
-	.now_us = op_now_us,
-	.line_full = op_line_full,
+static const struct vb_mac_ops nic_mac_ops = {
+	.raise = vb_nic_op_raise,
+	.line_send = vb_nic_op_line_send,
+	.now_us = vb_nic_op_now_us,
+	.line_full = vb_nic_op_line_full,
+};
+
+/* ---- The MAC as a block of every node (blocks.c) ------------------------ */
+
+static void vb_nic_block_attach(void *opaque, unsigned int node)
+{
+	struct vb_nic *nic = opaque;
+
+	vb_mac_attach(&nic->mac, node);
+}
+
+static void vb_nic_block_detach(void *opaque, unsigned int node)
+{
+	struct vb_nic *nic = opaque;
+
+	vb_mac_detach(&nic->mac, node);
+}
+
+static void vb_nic_block_kick(void *opaque, unsigned int node,
+			      unsigned int vector)
+{
+	struct vb_nic *nic = opaque;
+
+	vb_mac_kick(&nic->mac, node, vector);
+}
+
+static const struct vb_blocks_ext_ops nic_block_ops = {
+	.attach = vb_nic_block_attach,
+	.detach = vb_nic_block_detach,
+	.kick = vb_nic_block_kick,
 };
 
 /* ---- Line side --------------------------------------------------------- */
 
-static void line_close(struct nic *nic, const char *why)
+static void vb_nic_line_close(struct vb_nic *nic, const char *why)
 {
 	if (nic->line.fd < 0)
 		return;
@@ -147,56 +138,55 @@ static void line_close(struct nic *nic, const char *why)
 	ev_del(nic->loop, &nic->line);
 	close(nic->line.fd);
 	nic->line.fd = -1;
-	nic->line_tx_len = 0;
-	nic->line_tx_head = 0;
-	nic->line_want_out = false;
-	mac_line_peer(&nic->mac, false);
+	vb_framed_tx_reset(&nic->line_tx);
+	vb_mac_line_peer(&nic->mac, false);
 }
 
-static void line_event(struct ev_handler *h, uint32_t events)
+static void vb_nic_line_rx_frame(void *opaque, const uint8_t *frame,
+				 uint32_t len)
 {
-	struct nic *nic = container_of(h, struct nic, line);
-	size_t pos = 0, used;
-	ssize_t n;
+	struct vb_nic *nic = opaque;
+
+	vb_mac_line_rx(&nic->mac, frame, len);
+}
+
+static void vb_nic_line_rx_malformed(void *opaque, uint32_t bad_len)
+{
+	struct vb_nic *nic = opaque;
+
+	if (log_ratelimit_ok(&nic->rl, evloop_now_ms()))
+		log_warn("shared MAC: line peer sent a frame length of %u: dropped",
+			 bad_len);
+}
+
+static const struct vb_framed_rx_ops vb_nic_line_rx_ops = {
+	.frame = vb_nic_line_rx_frame,
+	.malformed = vb_nic_line_rx_malformed,
+};
+
+static void vb_nic_line_event(struct ev_handler *h, uint32_t events)
+{
+	struct vb_nic *nic = container_of(h, struct vb_nic, line);
+	int err;
 
 	if (events & EPOLLOUT)
-		line_flush(nic);
+		vb_nic_line_flush(nic);
 	if (nic->line.fd < 0)
 		return;
 	if (!(events & EPOLLIN)) {
 		if (events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP))
-			line_close(nic, "connection closed");
+			vb_nic_line_close(nic, "connection closed");
 		return;
 	}
-	n = recv(h->fd, nic->rbuf, sizeof(nic->rbuf), MSG_DONTWAIT);
-	if (n <= 0) {
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return;
-		line_close(nic, n == 0 ? "connection closed" : strerror(errno));
-		return;
-	}
-	while (pos < (size_t)n && nic->line.fd >= 0) {
-		switch (mgmt_rx_feed(nic->line_rx, nic->rbuf + pos,
-				     (size_t)n - pos, &used)) {
-		case MGMT_RX_FRAME:
-			mac_line_rx(&nic->mac, nic->line_rx->frame,
-				    nic->line_rx->len);
-			break;
-		case MGMT_RX_MALFORMED:
-			if (log_ratelimit_ok(&nic->rl, evloop_now_ms()))
-				log_warn("shared MAC: line peer sent a frame length of %u: dropped",
-					 nic->line_rx->bad_len);
-			break;
-		case MGMT_RX_MORE:
-			break;
-		}
-		pos += used;
-	}
+	err = vb_framed_rx_read(nic->line_rx, h, nic->rbuf, sizeof(nic->rbuf),
+				&vb_nic_line_rx_ops, nic);
+	if (err)
+		vb_nic_line_close(nic, vb_framed_rx_why(err));
 }
 
-static void line_listen_event(struct ev_handler *h, uint32_t events)
+static void vb_nic_line_listen_event(struct ev_handler *h, uint32_t events)
 {
-	struct nic *nic = container_of(h, struct nic, line_listen);
+	struct vb_nic *nic = container_of(h, struct vb_nic, line_listen);
 	int fd, sndbuf;
 
 	(void)events;
@@ -213,33 +203,34 @@ static void line_listen_event(struct ev_handler *h, uint32_t events)
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) < 0)
 		log_warn("shared MAC: line peer: SO_SNDBUF: %s", strerror(errno));
 	nic->line.fd = fd;
-	nic->line_want_out = false;
-	nic->line_progress_us = mono_us();
-	mgmt_rx_init(nic->line_rx);
+	vb_framed_tx_reset(&nic->line_tx);
+	nic->line_progress_us = evloop_now_us();
+	vb_switch_rx_init(nic->line_rx);
 	if (ev_add(nic->loop, &nic->line, EPOLLIN | EPOLLRDHUP)) {
 		close(fd);
 		nic->line.fd = -1;
 		return;
 	}
 	log_info("shared MAC: line peer connected");
-	mac_line_peer(&nic->mac, true);
+	vb_mac_line_peer(&nic->mac, true);
 }
 
 /* ---- Control socket ---------------------------------------------------- */
 
 static const struct {
 	const char *name;
-	enum axidma_inject kind;
+	enum vb_axidma_inject_kind kind;
 } inj_kinds[] = {
-	{ "slave", EUSRV_AXIDMA_INJ_DMA_SLV },
-	{ "decode", EUSRV_AXIDMA_INJ_DMA_DEC },
-	{ "internal", EUSRV_AXIDMA_INJ_DMA_INT },
-	{ "sg-slave", EUSRV_AXIDMA_INJ_SG_SLV },
-	{ "sg-decode", EUSRV_AXIDMA_INJ_SG_DEC },
-	{ "sg-internal", EUSRV_AXIDMA_INJ_SG_INT },
+	{ "slave", VB_AXIDMA_INJ_DMA_SLV },
+	{ "decode", VB_AXIDMA_INJ_DMA_DEC },
+	{ "internal", VB_AXIDMA_INJ_DMA_INT },
+	{ "sg-slave", VB_AXIDMA_INJ_SG_SLV },
+	{ "sg-decode", VB_AXIDMA_INJ_SG_DEC },
+	{ "sg-internal", VB_AXIDMA_INJ_SG_INT },
 };
 
-static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
+static void vb_nic_ctl_command(struct vb_nic *nic, char *line, char *out,
+			       size_t outsz)
 {
 	char *argv[6];
 	int argc = 0;
@@ -254,7 +245,7 @@ static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
 		return;
 	}
 	if (!strcmp(argv[0], "dma-error") && (argc == 3 || argc == 4)) {
-		enum axidma_inject kind = EUSRV_AXIDMA_INJ_DMA_SLV;
+		enum vb_axidma_inject_kind kind = VB_AXIDMA_INJ_DMA_SLV;
 		unsigned long node;
 		unsigned int ch;
 		char *end;
@@ -266,9 +257,9 @@ static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
 			return;
 		}
 		if (!strcmp(argv[2], "mm2s")) {
-			ch = EUSRV_AXIDMA_TX;
+			ch = VB_AXIDMA_TX;
 		} else if (!strcmp(argv[2], "s2mm")) {
-			ch = EUSRV_AXIDMA_RX;
+			ch = VB_AXIDMA_RX;
 		} else {
 			snprintf(out, outsz, "error: channel must be mm2s or s2mm\n");
 			return;
@@ -284,7 +275,7 @@ static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
 			}
 			kind = inj_kinds[i].kind;
 		}
-		mac_inject(&nic->mac, (unsigned int)node, ch, kind);
+		vb_mac_inject(&nic->mac, (unsigned int)node, ch, kind);
 		log_info("control: node%lu %s: next descriptor fails (%s)", node,
 			 argv[2], argc == 4 ? argv[3] : "slave");
 		snprintf(out, outsz, "ok\n");
@@ -292,7 +283,7 @@ static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
 	}
 	if (!strcmp(argv[0], "phy-link") && argc == 2 &&
 	    (!strcmp(argv[1], "up") || !strcmp(argv[1], "down"))) {
-		mac_force_link_down(&nic->mac, !strcmp(argv[1], "down"));
+		vb_mac_force_link_down(&nic->mac, !strcmp(argv[1], "down"));
 		snprintf(out, outsz, "ok\n");
 		return;
 	}
@@ -315,17 +306,17 @@ static void ctl_command(struct nic *nic, char *line, char *out, size_t outsz)
 	snprintf(out, outsz, "error: bad command (try help)\n");
 }
 
-static void ctl_close(struct nic *nic, struct nic_ctl_conn *c)
+static void vb_nic_ctl_close(struct vb_nic *nic, struct vb_nic_ctl_conn *c)
 {
 	ev_del(nic->loop, &c->h);
 	close(c->h.fd);
 	c->h.fd = -1;
 }
 
-static void ctl_event(struct ev_handler *h, uint32_t events)
+static void vb_nic_ctl_event(struct ev_handler *h, uint32_t events)
 {
-	struct nic_ctl_conn *c = container_of(h, struct nic_ctl_conn, h);
-	struct nic *nic = c->nic;
+	struct vb_nic_ctl_conn *c = container_of(h, struct vb_nic_ctl_conn, h);
+	struct vb_nic *nic = c->nic;
 	char out[256], *nl;
 	ssize_t n;
 
@@ -335,7 +326,7 @@ static void ctl_event(struct ev_handler *h, uint32_t events)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
-		ctl_close(nic, c);
+		vb_nic_ctl_close(nic, c);
 		return;
 	}
 	c->len += (size_t)n;
@@ -347,17 +338,17 @@ static void ctl_event(struct ev_handler *h, uint32_t events)
 		snprintf(out, sizeof(out), "error: line too long\n");
 	} else {
 		*nl = '\0';
-		ctl_command(nic, c->buf, out, sizeof(out));
+		vb_nic_ctl_command(nic, c->buf, out, sizeof(out));
 	}
 	if (send(h->fd, out, strlen(out), MSG_NOSIGNAL | MSG_DONTWAIT) < 0 &&
 	    log_ratelimit_ok(&nic->rl, evloop_now_ms()))
 		log_warn("control: reply: %s", strerror(errno));
-	ctl_close(nic, c);
+	vb_nic_ctl_close(nic, c);
 }
 
-static void ctl_listen_event(struct ev_handler *h, uint32_t events)
+static void vb_nic_ctl_listen_event(struct ev_handler *h, uint32_t events)
 {
-	struct nic *nic = container_of(h, struct nic, ctl_listen);
+	struct vb_nic *nic = container_of(h, struct vb_nic, ctl_listen);
 	unsigned int i;
 	int fd;
 
@@ -380,7 +371,7 @@ static void ctl_listen_event(struct ev_handler *h, uint32_t events)
 	}
 }
 
-int nic_control_client(const char *dir, const char *cmd)
+int vb_nic_control_client(const char *dir, const char *cmd)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char buf[1024];
@@ -416,18 +407,18 @@ int nic_control_client(const char *dir, const char *cmd)
 
 /* ---- Timer and rounds -------------------------------------------------- */
 
-static void arm(struct nic *nic)
+static void vb_nic_arm(struct vb_nic *nic)
 {
-	uint64_t t = mac_next_deadline(&nic->mac), stall;
-	struct itimerspec its = { 0 };
+	uint64_t t = vb_mac_next_deadline(&nic->mac), stall;
+	int err;
 
 	/* A stalled peer releases the scheduler even if nothing else happens. */
-	if (nic->line.fd >= 0 && nic->line_tx_len >= NIC_LINE_BACKLOG) {
+	if (nic->line.fd >= 0 && nic->line_tx.len >= NIC_LINE_BACKLOG) {
 		stall = nic->line_progress_us + NIC_LINE_STALL_US + 1;
 		if (!t || stall < t)
 			t = stall;
 	}
-	if (nic->line.fd >= 0 && line_paced(nic, mono_us())) {
+	if (nic->line.fd >= 0 && vb_nic_line_paced(nic, evloop_now_us())) {
 		stall = nic->line_free_us - NIC_LINE_PACE_SLACK_US;
 		if (!t || stall < t)
 			t = stall;
@@ -436,40 +427,38 @@ static void arm(struct nic *nic)
 	if (t == nic->timer_armed_us)
 		return;
 	nic->timer_armed_us = t;
-	if (t) {
-		its.it_value.tv_sec = (time_t)(t / 1000000ULL);
-		its.it_value.tv_nsec = (long)(t % 1000000ULL * 1000ULL);
-	}
-	if (timerfd_settime(nic->timer.fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
-		log_err("shared MAC: timer: %s", strerror(errno));
+	err = evloop_timer_set_us(nic->timer.fd, t);
+	if (err)
+		log_err("shared MAC: timer: %s", strerror(-err));
 }
 
-static void timer_event(struct ev_handler *h, uint32_t events)
+static void vb_nic_timer_event(struct ev_handler *h, uint32_t events)
 {
-	struct nic *nic = container_of(h, struct nic, timer);
+	struct vb_nic *nic = container_of(h, struct vb_nic, timer);
 	uint64_t exp;
 
 	(void)events;
 	if (read(h->fd, &exp, sizeof(exp)) < 0)
 		return;
 	nic->timer_armed_us = 0;
-	mac_timer(&nic->mac);
+	vb_mac_timer(&nic->mac);
 }
 
-void nic_round(struct nic *nic)
+void vb_nic_round(struct vb_nic *nic)
 {
-	mac_round(&nic->mac);
-	arm(nic);
+	vb_mac_round(&nic->mac);
+	vb_nic_arm(nic);
 }
 
-bool nic_busy(const struct nic *nic)
+bool vb_nic_busy(const struct vb_nic *nic)
 {
-	return mac_busy(&nic->mac);
+	return vb_mac_busy(&nic->mac);
 }
 
-static int listen_on(struct nic *nic, struct ev_handler *h, char *path,
-		     size_t size, const char *dir, const char *name,
-		     void (*fn)(struct ev_handler *, uint32_t))
+static int vb_nic_listen_on(struct vb_nic *nic, struct ev_handler *h,
+			    char *path, size_t size, const char *dir,
+			    const char *name,
+			    void (*fn)(struct ev_handler *, uint32_t))
 {
 	int len = snprintf(path, size, "%s/%s", dir, name), fd, err;
 
@@ -488,8 +477,8 @@ static int listen_on(struct nic *nic, struct ev_handler *h, char *path,
 	return err;
 }
 
-int nic_init(struct nic *nic, struct board *board, struct blocks *blocks,
-	     struct evloop *loop, const char *dir)
+int vb_nic_init(struct vb_nic *nic, struct board *board,
+		struct vb_blocks *blocks, struct evloop *loop, const char *dir)
 {
 	unsigned int i;
 	int err;
@@ -499,44 +488,53 @@ int nic_init(struct nic *nic, struct board *board, struct blocks *blocks,
 	nic->blocks = blocks;
 	nic->timer.fd = -1;
 	nic->line.fd = -1;
-	nic->line.fn = line_event;
+	nic->line.fn = vb_nic_line_event;
 	nic->line_listen.fd = -1;
 	nic->ctl_listen.fd = -1;
 	for (i = 0; i < NIC_CTL_MAX; i++) {
 		nic->ctl[i].h.fd = -1;
-		nic->ctl[i].h.fn = ctl_event;
+		nic->ctl[i].h.fn = vb_nic_ctl_event;
 		nic->ctl[i].nic = nic;
 	}
-	mac_init(&nic->mac, board, &nic_mac_ops, nic);
+	vb_mac_init(&nic->mac, board, &nic_mac_ops, nic);
 	nic->line_rx = malloc(sizeof(*nic->line_rx));
-	nic->line_tx = malloc(NIC_LINE_TXBUF);
-	if (!nic->line_rx || !nic->line_tx) {
-		nic_fini(nic);
+	if (!nic->line_rx ||
+	    vb_framed_tx_init(&nic->line_tx, NIC_LINE_TXBUF, loop, &nic->line)) {
+		vb_nic_fini(nic);
 		return -ENOMEM;
 	}
 	nic->timer.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	nic->timer.fn = timer_event;
+	nic->timer.fn = vb_nic_timer_event;
 	if (nic->timer.fd < 0 || ev_add(loop, &nic->timer, EPOLLIN)) {
 		err = -errno;
 		log_err("shared MAC: timer: %s", strerror(errno));
-		nic_fini(nic);
+		vb_nic_fini(nic);
 		return err;
 	}
-	err = listen_on(nic, &nic->line_listen, nic->line_path,
-			sizeof(nic->line_path), dir, "line.sock",
-			line_listen_event);
+	err = vb_nic_listen_on(nic, &nic->line_listen, nic->line_path,
+			       sizeof(nic->line_path), dir, "line.sock",
+			       vb_nic_line_listen_event);
 	if (!err)
-		err = listen_on(nic, &nic->ctl_listen, nic->ctl_path,
-				sizeof(nic->ctl_path), dir, "control.sock",
-				ctl_listen_event);
+		err = vb_nic_listen_on(nic, &nic->ctl_listen, nic->ctl_path,
+				       sizeof(nic->ctl_path), dir, "control.sock",
+				       vb_nic_ctl_listen_event);
 	if (err) {
 		log_err("shared MAC: sockets in %s: %s", dir, strerror(-err));
-		nic_fini(nic);
+		vb_nic_fini(nic);
+		return err;
+	}
+	/* The kicks of the nodes' AXI DMA channels and MAC ports. */
+	err = vb_blocks_add_ext(blocks, 1U << EUSRV_VEC_DMA_MM2S |
+				1U << EUSRV_VEC_DMA_S2MM | 1U << EUSRV_VEC_MAC,
+				&nic_block_ops, nic);
+	if (err) {
+		log_err("shared MAC: wiring into the blocks: %s", strerror(-err));
+		vb_nic_fini(nic);
 	}
 	return err;
 }
 
-static void close_handler(struct nic *nic, struct ev_handler *h)
+static void vb_nic_close_handler(struct vb_nic *nic, struct ev_handler *h)
 {
 	if (h->fd < 0)
 		return;
@@ -545,23 +543,22 @@ static void close_handler(struct nic *nic, struct ev_handler *h)
 	h->fd = -1;
 }
 
-void nic_fini(struct nic *nic)
+void vb_nic_fini(struct vb_nic *nic)
 {
 	unsigned int i;
 
 	for (i = 0; i < NIC_CTL_MAX; i++)
-		close_handler(nic, &nic->ctl[i].h);
-	close_handler(nic, &nic->line);
-	close_handler(nic, &nic->line_listen);
-	close_handler(nic, &nic->ctl_listen);
-	close_handler(nic, &nic->timer);
+		vb_nic_close_handler(nic, &nic->ctl[i].h);
+	vb_nic_close_handler(nic, &nic->line);
+	vb_nic_close_handler(nic, &nic->line_listen);
+	vb_nic_close_handler(nic, &nic->ctl_listen);
+	vb_nic_close_handler(nic, &nic->timer);
 	if (nic->line_path[0])
 		unlink(nic->line_path);
 	if (nic->ctl_path[0])
 		unlink(nic->ctl_path);
 	nic->line_path[0] = nic->ctl_path[0] = '\0';
 	free(nic->line_rx);
-	free(nic->line_tx);
+	vb_framed_tx_fini(&nic->line_tx);
 	nic->line_rx = NULL;
-	nic->line_tx = NULL;
 }

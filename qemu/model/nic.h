@@ -12,6 +12,7 @@
 #include <sys/un.h>
 
 #include "evloop.h"
+#include "framed.h"
 #include "log.h"
 #include "mac.h"
 #include "mgmt_switch.h"
@@ -39,48 +40,46 @@
 #define NIC_CTL_MAX		4U
 #define NIC_CTL_LINE		256U
 
-struct blocks;
+struct vb_blocks;
 
-struct nic_ctl_conn {
+struct vb_nic_ctl_conn {
 	struct ev_handler h;
-	struct nic *nic;
+	struct vb_nic *nic;
 	char buf[NIC_CTL_LINE];
 	size_t len;
 };
 
-struct nic {
-	struct mac mac;
+struct vb_nic {
+	struct vb_mac mac;
 	struct evloop *loop;
-	struct blocks *blocks;
+	struct vb_blocks *blocks;
 	struct ev_handler timer;
 	uint64_t timer_armed_us;
 	/* Line side. */
 	struct ev_handler line_listen;
 	struct ev_handler line;		/* fd -1: no peer */
 	char line_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct mgmt_rx *line_rx;
-	uint8_t *line_tx;
-	size_t line_tx_head, line_tx_len;
+	struct vb_switch_rx *line_rx;
+	struct vb_framed_tx line_tx;	/* NIC_LINE_TXBUF bytes */
 	uint64_t line_progress_us;	/* the peer last took bytes */
 	uint64_t line_rate_bps;		/* line pacing (control line-rate), 0: none */
 	uint64_t line_free_us;		/* a paced line is busy until then */
-	bool line_want_out;
 	/* Control socket. */
 	struct ev_handler ctl_listen;
 	char ctl_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	struct nic_ctl_conn ctl[NIC_CTL_MAX];
+	struct vb_nic_ctl_conn ctl[NIC_CTL_MAX];
 	struct log_ratelimit rl;
 	uint8_t rbuf[65536];
 };
 
-int nic_init(struct nic *nic, struct board *board, struct blocks *blocks,
-	     struct evloop *loop, const char *dir);
-void nic_fini(struct nic *nic);
+int vb_nic_init(struct vb_nic *nic, struct board *board,
+		struct vb_blocks *blocks, struct evloop *loop, const char *dir);
+void vb_nic_fini(struct vb_nic *nic);
 /* End of a loop round: transmit scheduler, interrupts, timer. */
-void nic_round(struct nic *nic);
-bool nic_busy(const struct nic *nic);
+void vb_nic_round(struct vb_nic *nic);
+bool vb_nic_busy(const struct vb_nic *nic);
 
 /* Client: send CMD to DIR/control.sock, print the answer; exit status. */
-int nic_control_client(const char *dir, const char *cmd);
+int vb_nic_control_client(const char *dir, const char *cmd);
 
 #endif /* EUSRV_MODEL_NIC_H */

@@ -40,7 +40,7 @@
 #define PCS_BR_STAT1_RLINK	0x1000
 #define PCS_BR_STAT1_BLKLK	0x0001
 
-void phy_init(struct phy *p)
+void vb_phy_init(struct vb_phy *p)
 {
 	bool peer = p->peer;
 
@@ -50,7 +50,7 @@ void phy_init(struct phy *p)
 	p->pcs_ctrl1 = CTRL1_SPEED10G;
 }
 
-bool phy_link(struct phy *p, uint64_t now_us)
+bool vb_phy_link(struct vb_phy *p, uint64_t now_us)
 {
 	if (p->reset_until_us) {
 		if (now_us < p->reset_until_us)
@@ -61,47 +61,47 @@ bool phy_link(struct phy *p, uint64_t now_us)
 	       !(p->vend_ctrl & EUSRV_PHY_VEND_CTRL_LINK_DOWN);
 }
 
-bool phy_loopback(const struct phy *p)
+bool vb_phy_loopback(const struct vb_phy *p)
 {
 	return (p->pma_ctrl1 & PMA_CTRL1_LOOPBACK) ||
 	       (p->pcs_ctrl1 & PCS_CTRL1_LOOPBACK);
 }
 
-void phy_link_went_down(struct phy *p)
+void vb_phy_link_went_down(struct vb_phy *p)
 {
 	p->pma_ll = p->pcs_ll = true;
 }
 
-uint64_t phy_deadline(const struct phy *p)
+uint64_t vb_phy_deadline(const struct vb_phy *p)
 {
 	return p->reset_until_us;
 }
 
-static bool present(unsigned int devad)
+static bool vb_phy_present(unsigned int devad)
 {
 	return devad == PHY_MMD_PMAPMD || devad == PHY_MMD_PCS ||
 	       devad == PHY_MMD_VEND1;
 }
 
-int phy_address(struct phy *p, unsigned int devad, uint16_t reg)
+int vb_phy_address(struct vb_phy *p, unsigned int devad, uint16_t reg)
 {
-	if (devad >= 32 || !present(devad))
+	if (devad >= 32 || !vb_phy_present(devad))
 		return -1;
 	p->latch[devad] = reg;
 	return 0;
 }
 
-static void reset(struct phy *p, uint64_t now_us)
+static void vb_phy_reset(struct vb_phy *p, uint64_t now_us)
 {
 	bool peer = p->peer;
 
-	phy_init(p);
+	vb_phy_init(p);
 	p->peer = peer;
 	p->pma_ll = p->pcs_ll = true;
 	p->reset_until_us = now_us + EUSRV_PHY_RESET_MS * 1000ULL;
 }
 
-static uint16_t common(unsigned int reg, bool *hit)
+static uint16_t vb_phy_common(unsigned int reg, bool *hit)
 {
 	*hit = true;
 	switch (reg) {
@@ -123,18 +123,18 @@ static uint16_t common(unsigned int reg, bool *hit)
 	}
 }
 
-int phy_read(struct phy *p, unsigned int devad, bool inc, uint16_t *val,
-	     uint64_t now_us)
+int vb_phy_read(struct vb_phy *p, unsigned int devad, bool inc, uint16_t *val,
+		uint64_t now_us)
 {
 	bool link, hit;
 	uint16_t reg, v = 0;
 
-	if (devad >= 32 || !present(devad))
+	if (devad >= 32 || !vb_phy_present(devad))
 		return -1;
 	reg = p->latch[devad];
 	if (inc)
 		p->latch[devad] = (uint16_t)(reg + 1);
-	link = phy_link(p, now_us);
+	link = vb_phy_link(p, now_us);
 	if (devad == PHY_MMD_VEND1) {
 		if (reg == EUSRV_PHY_VEND_CTRL)
 			v = p->vend_ctrl;
@@ -144,7 +144,7 @@ int phy_read(struct phy *p, unsigned int devad, bool inc, uint16_t *val,
 		*val = v;
 		return 0;
 	}
-	v = common(reg, &hit);
+	v = vb_phy_common(reg, &hit);
 	if (!hit) {
 		bool pma = devad == PHY_MMD_PMAPMD;
 
@@ -192,11 +192,12 @@ int phy_read(struct phy *p, unsigned int devad, bool inc, uint16_t *val,
 	return 0;
 }
 
-int phy_write(struct phy *p, unsigned int devad, uint16_t val, uint64_t now_us)
+int vb_phy_write(struct vb_phy *p, unsigned int devad, uint16_t val,
+		 uint64_t now_us)
 {
 	uint16_t reg;
 
-	if (devad >= 32 || !present(devad))
+	if (devad >= 32 || !vb_phy_present(devad))
 		return -1;
 	reg = p->latch[devad];
 	if (devad == PHY_MMD_VEND1) {
@@ -207,7 +208,7 @@ int phy_write(struct phy *p, unsigned int devad, uint16_t val, uint64_t now_us)
 	if (reg != REG_CTRL1)
 		return 0;
 	if (val & CTRL1_RESET) {
-		reset(p, now_us);
+		vb_phy_reset(p, now_us);
 		return 0;
 	}
 	if (devad == PHY_MMD_PMAPMD)

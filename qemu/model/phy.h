@@ -13,7 +13,7 @@
 #define PHY_MMD_PCS	3U
 #define PHY_MMD_VEND1	30U
 
-struct phy {
+struct vb_phy {
 	uint16_t pma_ctrl1;
 	uint16_t pcs_ctrl1;
 	uint16_t vend_ctrl;
@@ -23,18 +23,19 @@ struct phy {
 	bool peer;			/* line-side peer connected */
 };
 
-void phy_init(struct phy *p);
+void vb_phy_init(struct vb_phy *p);
 /* Link status now (also ends a reset that is over). */
-bool phy_link(struct phy *p, uint64_t now_us);
-bool phy_loopback(const struct phy *p);
+bool vb_phy_link(struct vb_phy *p, uint64_t now_us);
+bool vb_phy_loopback(const struct vb_phy *p);
 /* Call when the link went down: status bits latch low. */
-void phy_link_went_down(struct phy *p);
+void vb_phy_link_went_down(struct vb_phy *p);
 /* Clause-45 access: 0, or -1 if no such MMD (no answer). */
-int phy_address(struct phy *p, unsigned int devad, uint16_t reg);
-int phy_read(struct phy *p, unsigned int devad, bool inc, uint16_t *val,
-	     uint64_t now_us);
-int phy_write(struct phy *p, unsigned int devad, uint16_t val, uint64_t now_us);
+int vb_phy_address(struct vb_phy *p, unsigned int devad, uint16_t reg);
+int vb_phy_read(struct vb_phy *p, unsigned int devad, bool inc, uint16_t *val,
+		uint64_t now_us);
+int vb_phy_write(struct vb_phy *p, unsigned int devad, uint16_t val,
+		 uint64_t now_us);
 /* When a reset in progress ends (0: none). */
-uint64_t phy_deadline(const struct phy *p);
+uint64_t vb_phy_deadline(const struct vb_phy *p);
 
 #endif /* EUSRV_MODEL_PHY_H */

@@ -8,6 +8,7 @@
 #ifndef EUSRV_MODEL_REGS_H
 #define EUSRV_MODEL_REGS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 static inline uint32_t *reg32(void *page, uint32_t off)
@@ -56,6 +57,20 @@ static inline void wr32_release(void *page, uint32_t off, uint32_t v)
 static inline void wr64(void *page, uint32_t off, uint64_t v)
 {
 	__atomic_store_n(reg64(page, off), v, __ATOMIC_RELAXED);
+}
+
+/*
+ * A bad register value is counted when first seen, not again while the
+ * node leaves it as it is (the model re-reads registers often).  *SEEN and
+ * *LAST hold the bad value last counted; true if VALUE is to be counted.
+ */
+static inline bool reg_bad_is_new(bool *seen, uint32_t *last, uint32_t value)
+{
+	if (*seen && *last == value)
+		return false;
+	*seen = true;
+	*last = value;
+	return true;
 }
 
 #endif /* EUSRV_MODEL_REGS_H */

@@ -35,8 +35,8 @@
 			 (1U << EUSRV_CDMA_CR_THRESH_SHIFT))
 
 static struct board board;
-static struct mbox mb[EUSRV_MAX_NODES];
-static struct cdma cd[EUSRV_MAX_NODES];
+static struct vb_mbox mb[EUSRV_MAX_NODES];
+static struct vb_cdma cd[EUSRV_MAX_NODES];
 static uint64_t now_us_v;
 static bool queued[EUSRV_MAX_NODES];
 static unsigned int runq[EUSRV_MAX_NODES], runq_len;
@@ -53,28 +53,28 @@ static void queue(unsigned int n)
 	}
 }
 
-static struct mbox *f_peer(struct mbox *m, unsigned int node)
+static struct vb_mbox *f_peer(struct vb_mbox *m, unsigned int node)
 {
 	(void)m;
 	return node < NODES ? &mb[node] : NULL;
 }
 
-static void f_raise(struct mbox *m) { (void)m; }
-static void f_schedule(struct mbox *m) { queue(m->node); }
-static void f_timer_arm(struct mbox *m, uint64_t d) { (void)m; (void)d; }
-static void f_timer_cancel(struct mbox *m) { (void)m; }
-static uint64_t f_now_ms(struct mbox *m) { (void)m; return now_us_v / 1000U; }
+static void f_raise(struct vb_mbox *m) { (void)m; }
+static void f_schedule(struct vb_mbox *m) { queue(m->node); }
+static void f_timer_arm(struct vb_mbox *m, uint64_t d) { (void)m; (void)d; }
+static void f_timer_cancel(struct vb_mbox *m) { (void)m; }
+static uint64_t f_now_ms(struct vb_mbox *m) { (void)m; return now_us_v / 1000U; }
 
-static const struct mbox_ops mops = {
+static const struct vb_mbox_ops mops = {
 	.peer = f_peer, .raise_irq = f_raise, .schedule = f_schedule,
 	.timer_arm = f_timer_arm, .timer_cancel = f_timer_cancel,
 	.now_ms = f_now_ms,
 };
 
-static void c_schedule(struct cdma *c) { queue(c->node); }
-static uint64_t c_now_us(struct cdma *c) { (void)c; return now_us_v; }
+static void c_schedule(struct vb_cdma *c) { queue(c->node); }
+static uint64_t c_now_us(struct vb_cdma *c) { (void)c; return now_us_v; }
 
-static const struct cdma_ops cops = {
+static const struct vb_cdma_ops cops = {
 	.schedule = c_schedule, .now_us = c_now_us,
 };
 
@@ -87,12 +87,12 @@ static void round_once(void)
 	for (i = 0; i < n; i++)
 		queued[q[i]] = false;
 	for (i = 0; i < n; i++) {
-		mbox_run(&mb[q[i]]);
-		cdma_run(&cd[q[i]]);
+		vb_mbox_run(&mb[q[i]]);
+		vb_cdma_run(&cd[q[i]]);
 	}
 	for (i = 0; i < NODES; i++) {
-		mbox_update_irq(&mb[i]);
-		if (cdma_update_irq(&cd[i]))
+		vb_mbox_update_irq(&mb[i]);
+		if (vb_cdma_update_irq(&cd[i]))
 			irqs[i]++;
 	}
 	rounds++;
@@ -116,10 +116,10 @@ static void advance_us(uint64_t us)
 
 	now_us_v += us;
 	for (n = 0; n < NODES; n++) {
-		uint64_t d = cdma_next_deadline(&cd[n]);
+		uint64_t d = vb_cdma_next_deadline(&cd[n]);
 
 		if (d && d <= now_us_v)
-			cdma_timer(&cd[n]);
+			vb_cdma_timer(&cd[n]);
 	}
 }
 
@@ -175,7 +175,7 @@ static uint32_t dstatus(unsigned int n, unsigned int i)
 	return __atomic_load_n(&desc(n, i % RING_N)->status, __ATOMIC_ACQUIRE);
 }
 
-static void kick(unsigned int n) { cdma_kick(&cd[n]); }
+static void kick(unsigned int n) { vb_cdma_kick(&cd[n]); }
 
 static void set_tail(unsigned int n, uint64_t ga)
 {
@@ -232,8 +232,27 @@ static unsigned int drain_fifo(unsigned int n, struct eusrv_mbox_fifo_entry *out
 	unsigned int got = drv_consume(mpage(n), out, max, &k);
 
 	if (k)
-		mbox_kick(&mb[n]);
+		vb_mbox_kick(&mb[n]);
 	return got;
+}
+
+/* Node N posts a FIFO's worth of messages to its own INBOX: its FIFO is full. */
+static void fill_fifo(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < EUSRV_MBOX_FIFO_DEPTH; i++)
+		drv_post(mpage(n), EUSRV_MBOX_INBOX_GA(n), eusrv_msg_make(0xd, 0, i));
+	vb_mbox_kick(&mb[n]);
+	settle();
+}
+
+/* Node N goes away: its blocks detach, the board marks it down. */
+static void node_gone(unsigned int n)
+{
+	vb_mbox_detach(&mb[n]);
+	vb_cdma_detach(&cd[n]);
+	board_set_up(&board, n, false);
 }
 
 static void fresh_board(void)
@@ -245,15 +264,15 @@ static void fresh_board(void)
 	memset(irqs, 0, sizeof(irqs));
 	for (n = 0; n < NODES; n++) {
 		if (cd[n].up)
-			cdma_detach(&cd[n]);
+			vb_cdma_detach(&cd[n]);
 		if (mb[n].up)
-			mbox_detach(&mb[n]);
+			vb_mbox_detach(&mb[n]);
 		board_set_up(&board, n, false);
 	}
 	for (n = 0; n < 2; n++) {
-		mbox_attach(&mb[n]);
+		vb_mbox_attach(&mb[n]);
 		drv_wr32(mpage(n), EUSRV_MBOX_CTRL, ON);
-		cdma_attach(&cd[n]);
+		vb_cdma_attach(&cd[n]);
 		board_set_up(&board, n, true);
 		memset(ramp(n, RING), 0, RING_N * EUSRV_CDMA_DESC_SIZE);
 	}
@@ -356,7 +375,7 @@ static void test_coalesce(void)
 	ok(!(sr(0) & EUSRV_CDMA_SR_IOC_IRQ), "threshold 3: no IOC after 2 descriptors");
 	ok(((sr(0) & EUSRV_CDMA_SR_THRESH_MASK) >> 16) == 1, "IRQThresholdSts counts down (%u)",
 	   (sr(0) & EUSRV_CDMA_SR_THRESH_MASK) >> 16);
-	d = cdma_next_deadline(&cd[0]);
+	d = vb_cdma_next_deadline(&cd[0]);
 	ok(d == now_us_v + 10, "delay timer runs while idle: 10 us");
 	fill(0, 2, EUSRV_GA(0, BUF0), EUSRV_GA(0, BUF1), 64);
 	set_tail(0, dga(0, 2));
@@ -430,10 +449,7 @@ static void test_mailbox(void)
 	   "mailbox: descriptors Cmplt, MSG_CNT 2");
 
 	/* Fill node 1's FIFO, then a DMA message must wait. */
-	for (i = 0; i < EUSRV_MBOX_FIFO_DEPTH; i++)
-		drv_post(mpage(1), EUSRV_MBOX_INBOX_GA(1), eusrv_msg_make(0xd, 0, i));
-	mbox_kick(&mb[1]);
-	settle();
+	fill_fifo(1);
 	for (i = 3; i < 6; i++)
 		fill_msg(0, i, 1, m + i);
 	set_tail(0, dga(0, 5));
@@ -454,10 +470,7 @@ static void test_mailbox(void)
 	ok(drv_rd32(mpage(1), EUSRV_MBOX_RX_STALLED) == 0, "full FIFO: RX_STALLED back to 0");
 
 	/* A FIFO that stays full: DMASlvErr after the store timeout. */
-	for (i = 0; i < EUSRV_MBOX_FIFO_DEPTH; i++)
-		drv_post(mpage(1), EUSRV_MBOX_INBOX_GA(1), eusrv_msg_make(0xd, 0, i));
-	mbox_kick(&mb[1]);
-	settle();
+	fill_fifo(1);
 	fill_msg(0, 6, 1, m);
 	fill_msg(0, 7, 1, m);
 	set_tail(0, dga(0, 7));
@@ -630,53 +643,41 @@ static void test_bad(void)
 	ok(creg(0, EUSRV_CDMA_BAD_LAST) == EUSRV_CDMA_BAD_SIMPLE, "BAD: simple request in SG mode");
 }
 
+/* On a fresh board, node 0's engine has a message waiting on node 1's full FIFO. */
+static void message_waits_on_node1(void)
+{
+	fresh_board();
+	fill_fifo(1);
+	sg_start(0, CR_RUN, 0);
+	fill_msg(0, 0, 1, 0xc000000000000001ULL);
+	set_tail(0, dga(0, 0));
+	settle();
+}
+
 static void test_detach(void)
 {
 	struct eusrv_mbox_fifo_entry e[EUSRV_MBOX_FIFO_DEPTH];
-	unsigned int i;
 
 	fresh_board();
 	sg_start(0, CR_RUN, 0);
 	fill(0, 0, EUSRV_GA(0, BUF0), EUSRV_GA(1, BUF0), 4U << 20);
 	set_tail(0, dga(0, 0));
 	round_once();
-	mbox_detach(&mb[1]);
-	cdma_detach(&cd[1]);
-	board_set_up(&board, 1, false);
+	node_gone(1);
 	settle();
 	ok(dstatus(0, 0) == (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_DECERR) &&
 	   (sr(0) & EUSRV_CDMA_SR_DMA_DEC_ERR), "detach: destination gone mid-copy -> DMADecErr");
 
 	/* A message waiting on a FIFO whose node goes away. */
-	fresh_board();
-	for (i = 0; i < EUSRV_MBOX_FIFO_DEPTH; i++)
-		drv_post(mpage(1), EUSRV_MBOX_INBOX_GA(1), eusrv_msg_make(0xd, 0, i));
-	mbox_kick(&mb[1]);
-	settle();
-	sg_start(0, CR_RUN, 0);
-	fill_msg(0, 0, 1, 0xc000000000000001ULL);
-	set_tail(0, dga(0, 0));
-	settle();
-	mbox_detach(&mb[1]);
-	cdma_detach(&cd[1]);
-	board_set_up(&board, 1, false);
+	message_waits_on_node1();
+	node_gone(1);
 	settle();
 	ok(dstatus(0, 0) == (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_DECERR),
 	   "detach: a message waiting on the FIFO of a node that goes -> DMADecErr");
 
 	/* The engine's own node goes while its message waits. */
-	fresh_board();
-	for (i = 0; i < EUSRV_MBOX_FIFO_DEPTH; i++)
-		drv_post(mpage(1), EUSRV_MBOX_INBOX_GA(1), eusrv_msg_make(0xd, 0, i));
-	mbox_kick(&mb[1]);
-	settle();
-	sg_start(0, CR_RUN, 0);
-	fill_msg(0, 0, 1, 0xc000000000000001ULL);
-	set_tail(0, dga(0, 0));
-	settle();
-	mbox_detach(&mb[0]);
-	cdma_detach(&cd[0]);
-	board_set_up(&board, 0, false);
+	message_waits_on_node1();
+	node_gone(0);
 	settle();
 	ok(mb[1].dma_waiters == 0 && drv_rd32(mpage(1), EUSRV_MBOX_RX_STALLED) == 0,
 	   "detach: the engine's node gone, the destination FIFO is released");
@@ -776,9 +777,9 @@ int main(void)
 		tap_bail("board_init");
 	now_us_v = 1000000;
 	for (n = 0; n < NODES; n++) {
-		mbox_init(&mb[n], board_page(&board, n, EUSRV_PAGE_MBOX), n, &mops, NULL);
-		cdma_init(&cd[n], board_page(&board, n, EUSRV_PAGE_CDMA), &board, &mb[n], n,
-			  &cops, NULL);
+		vb_mbox_init(&mb[n], board_page(&board, n, EUSRV_PAGE_MBOX), n, &mops, NULL);
+		vb_cdma_init(&cd[n], board_page(&board, n, EUSRV_PAGE_CDMA), &board, &mb[n], n,
+			     &cops, NULL);
 	}
 	test_attach();
 	test_chain();

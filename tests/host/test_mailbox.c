@@ -33,7 +33,7 @@
 
 static struct fake {
 	uint8_t *mem;				/* one page per node */
-	struct mbox mb[EUSRV_MAX_NODES];
+	struct vb_mbox mb[EUSRV_MAX_NODES];
 	uint64_t now;
 	uint64_t deadline[EUSRV_MAX_NODES];
 	unsigned int irqs[EUSRV_MAX_NODES];
@@ -42,18 +42,18 @@ static struct fake {
 	unsigned int runq_len;
 } fb;
 
-static struct mbox *f_peer(struct mbox *m, unsigned int node)
+static struct vb_mbox *f_peer(struct vb_mbox *m, unsigned int node)
 {
 	(void)m;
 	return node < NODES ? &fb.mb[node] : NULL;
 }
 
-static void f_raise(struct mbox *m)
+static void f_raise(struct vb_mbox *m)
 {
 	fb.irqs[m->node]++;
 }
 
-static void f_schedule(struct mbox *m)
+static void f_schedule(struct vb_mbox *m)
 {
 	if (!fb.queued[m->node]) {
 		fb.queued[m->node] = true;
@@ -61,23 +61,23 @@ static void f_schedule(struct mbox *m)
 	}
 }
 
-static void f_timer_arm(struct mbox *m, uint64_t deadline)
+static void f_timer_arm(struct vb_mbox *m, uint64_t deadline)
 {
 	fb.deadline[m->node] = deadline;
 }
 
-static void f_timer_cancel(struct mbox *m)
+static void f_timer_cancel(struct vb_mbox *m)
 {
 	fb.deadline[m->node] = NO_TIMER;
 }
 
-static uint64_t f_now(struct mbox *m)
+static uint64_t f_now(struct vb_mbox *m)
 {
 	(void)m;
 	return fb.now;
 }
 
-static const struct mbox_ops fake_ops = {
+static const struct vb_mbox_ops fake_ops = {
 	.peer = f_peer,
 	.raise_irq = f_raise,
 	.schedule = f_schedule,
@@ -105,9 +105,9 @@ static void board_reset(void)
 		fb.queued[n] = false;
 	}
 	for (n = 0; n < NODES; n++)
-		mbox_init(&fb.mb[n], page(n), n, &fake_ops, &fb);
+		vb_mbox_init(&fb.mb[n], page(n), n, &fake_ops, &fb);
 	for (n = 0; n < 3; n++) {
-		mbox_attach(&fb.mb[n]);
+		vb_mbox_attach(&fb.mb[n]);
 		drv_wr32(page(n), EUSRV_MBOX_CTRL, ON);
 	}
 }
@@ -122,9 +122,9 @@ static void round_once(void)
 	for (i = 0; i < n; i++)
 		fb.queued[q[i]] = false;
 	for (i = 0; i < n; i++)
-		mbox_run(&fb.mb[q[i]]);
+		vb_mbox_run(&fb.mb[q[i]]);
 	for (i = 0; i < NODES; i++)
-		mbox_update_irq(&fb.mb[i]);
+		vb_mbox_update_irq(&fb.mb[i]);
 }
 
 /* Rounds until nothing is queued; false if that never happens. */
@@ -142,7 +142,7 @@ static bool settle(void)
 
 static void kick(unsigned int n)
 {
-	mbox_kick(&fb.mb[n]);
+	vb_mbox_kick(&fb.mb[n]);
 }
 
 /* Advance the fake clock to T and fire due timers. */
@@ -154,7 +154,7 @@ static void advance_to(uint64_t t)
 	for (n = 0; n < NODES; n++) {
 		if (fb.deadline[n] <= t) {
 			fb.deadline[n] = NO_TIMER;
-			mbox_timer(&fb.mb[n]);
+			vb_mbox_timer(&fb.mb[n]);
 		}
 	}
 }
@@ -191,6 +191,17 @@ static uint32_t post_ga(unsigned int src, uint64_t ga, uint64_t msg)
 	if (idx < 0)
 		tap_bail("node%u outbound queue unexpectedly full", src);
 	return (uint32_t)idx;
+}
+
+/* Node 0 fills node 1's FIFO with messages 0 .. DEPTH-1, all delivered. */
+static void fill_fifo_1(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < DEPTH; i++)
+		post(0, 1, msg_seq(0, i));
+	kick(0);
+	settle();
 }
 
 /* Consume everything of node N, kicking as a driver would. */
@@ -386,10 +397,7 @@ static void test_full_wait_drain(void)
 	bool in_order = true;
 
 	board_reset();
-	for (i = 0; i < DEPTH; i++)
-		post(0, 1, msg_seq(0, i));
-	kick(0);
-	settle();
+	fill_fifo_1();
 	ok(reg(0, EUSRV_MBOX_TX_CONS) == DEPTH && reg(1, EUSRV_MBOX_RX_STALLED) == 0 &&
 	   reg(0, EUSRV_MBOX_TX_WAIT_CNT) == 0,
 	   "full: %u stores fill the FIFO without waiting", DEPTH);
@@ -443,13 +451,9 @@ static void test_timeout(void)
 	struct eusrv_mbox_fifo_entry e[DEPTH];
 	uint32_t idx, next;
 	uint64_t t0;
-	unsigned int i;
 
 	board_reset();
-	for (i = 0; i < DEPTH; i++)
-		post(0, 1, msg_seq(0, i));
-	kick(0);
-	settle();
+	fill_fifo_1();
 	idx = post(0, 1, msg_seq(0, DEPTH));
 	next = post(0, 2, msg_seq(0, DEPTH + 1));
 	kick(0);
@@ -562,11 +566,11 @@ static void test_bad(void)
 	   "bad: a sane TX_PROD works again");
 
 	/* A kick on a vector with no block. */
-	mbox_bad_kick(&fb.mb[2], 5);
+	vb_mbox_bad_kick(&fb.mb[2], 5);
 	ok(reg(2, EUSRV_MBOX_BAD_CNT) == 1 &&
 	   reg(2, EUSRV_MBOX_BAD_LAST) == EUSRV_MBOX_BAD_KICK,
 	   "bad: kick on an unknown vector -> BAD_KICK");
-	mbox_bad_kick(&fb.mb[2], 255);
+	vb_mbox_bad_kick(&fb.mb[2], 255);
 	ok(reg(2, EUSRV_MBOX_BAD_CNT) == 2, "bad: every unknown kick counts");
 }
 
@@ -580,7 +584,7 @@ static bool consistent(void)
 	unsigned int d, s;
 
 	for (d = 0; d < NODES; d++) {
-		struct mbox *m = &fb.mb[d];
+		struct vb_mbox *m = &fb.mb[d];
 
 		if (m->stalled != (m->waiters != 0))
 			return false;
@@ -624,7 +628,7 @@ static void test_garbage(void)
 			if (rand() % 2)
 				kick(n);
 			if (rand() % 8 == 0)
-				mbox_bad_kick(&fb.mb[n], (unsigned int)rand() % 256);
+				vb_mbox_bad_kick(&fb.mb[n], (unsigned int)rand() % 256);
 		}
 		if (rand() % 16 == 0)
 			advance_to(fb.now + 100);
@@ -635,8 +639,8 @@ static void test_garbage(void)
 	ok(steady && consistent(),
 	   "garbage: the block state stays consistent after every round");
 	for (n = 0; n < 3; n++) {
-		mbox_detach(&fb.mb[n]);
-		mbox_attach(&fb.mb[n]);
+		vb_mbox_detach(&fb.mb[n]);
+		vb_mbox_attach(&fb.mb[n]);
 		drv_wr32(page(n), EUSRV_MBOX_CTRL, ON);
 	}
 	idx = post(0, 1, msg_seq(0, 1));
@@ -651,13 +655,9 @@ static void test_detach(void)
 {
 	struct eusrv_mbox_fifo_entry e[DEPTH];
 	uint32_t waiting, behind, idx, errs;
-	unsigned int i;
 
 	board_reset();
-	for (i = 0; i < DEPTH; i++)
-		post(0, 1, msg_seq(0, i));
-	kick(0);
-	settle();
+	fill_fifo_1();
 	waiting = post(0, 1, msg_seq(0, DEPTH));
 	behind = post(0, 2, msg_seq(0, DEPTH + 1));
 	idx = post(2, 1, msg_seq(2, 0));
@@ -669,7 +669,7 @@ static void test_detach(void)
 	   fb.mb[1].waiters == ((1U << 0) | (1U << 2)),
 	   "detach: two senders wait on node1's full FIFO");
 	fb.irqs[0] = 0;
-	mbox_detach(&fb.mb[1]);
+	vb_mbox_detach(&fb.mb[1]);
 	settle();
 	ok(drv_status(page(0), waiting) == EUSRV_MBOX_ST_DECERR &&
 	   drv_status(page(2), idx) == EUSRV_MBOX_ST_DECERR,
@@ -685,7 +685,7 @@ static void test_detach(void)
 	drain(2, e, DEPTH);
 
 	/* Reattach: a reset page, disabled until the driver enables it. */
-	mbox_attach(&fb.mb[1]);
+	vb_mbox_attach(&fb.mb[1]);
 	ok(reg(1, EUSRV_MBOX_RX_PROD) == 0 && reg(1, EUSRV_MBOX_CTRL) == 0 &&
 	   reg(1, EUSRV_MBOX_FULL_CNT) == 0 && reg(1, EUSRV_MBOX_RX_STALLED) == 0 &&
 	   reg(1, EUSRV_MBOX_ID) == EUSRV_MBOX_ID_VALUE,
@@ -703,17 +703,14 @@ static void test_detach(void)
 	   e[0].msg == msg_seq(0, 3), "attach again: delivery works");
 
 	/* The sender goes down while it waits: the FIFO is released. */
-	for (i = 0; i < DEPTH; i++)
-		post(0, 1, msg_seq(0, i));
-	kick(0);
-	settle();
+	fill_fifo_1();
 	post(0, 1, msg_seq(0, DEPTH));
 	post(0, 1, msg_seq(0, DEPTH + 1));
 	kick(0);
 	settle();
 	ok(reg(1, EUSRV_MBOX_RX_STALLED) == 1, "detach sender: node0 waits on node1");
 	errs = reg(0, EUSRV_MBOX_TX_ERR_CNT);
-	mbox_detach(&fb.mb[0]);
+	vb_mbox_detach(&fb.mb[0]);
 	settle();
 	ok(reg(1, EUSRV_MBOX_RX_STALLED) == 0 && fb.mb[1].waiters == 0 &&
 	   fb.deadline[0] == NO_TIMER,
@@ -895,7 +892,7 @@ static void test_log_ratelimit(const char *logpath)
 	if (truncate(logpath, 0) || log_open(logpath))
 		tap_bail("cannot open %s", logpath);
 	for (i = 0; i < 1000; i++)
-		mbox_bad_kick(&fb.mb[0], 7);
+		vb_mbox_bad_kick(&fb.mb[0], 7);
 	log_close();
 	f = fopen(logpath, "r");
 	while (f && fgets(buf, sizeof(buf), f))

@@ -10,8 +10,8 @@
 #include "mgmt_switch.h"
 #include "tap.h"
 
-static struct mgmt_rx rx;
-static struct mgmt_switch sw;
+static struct vb_switch_rx rx;
+static struct vb_switch sw;
 
 /* A frame of LEN bytes from SRC to DST, payload byte i = SEED + i. */
 static size_t make_frame(uint8_t *out, const uint8_t *dst, const uint8_t *src,
@@ -19,7 +19,7 @@ static size_t make_frame(uint8_t *out, const uint8_t *dst, const uint8_t *src,
 {
 	uint32_t i;
 
-	mgmt_put_len(out, len);
+	vb_switch_put_len(out, len);
 	memcpy(out + MGMT_LEN_SIZE, dst, MGMT_ETH_ALEN);
 	memcpy(out + MGMT_LEN_SIZE + MGMT_ETH_ALEN, src, MGMT_ETH_ALEN);
 	for (i = 2 * MGMT_ETH_ALEN; i < len; i++)
@@ -41,8 +41,8 @@ static void feed_all(const uint8_t *buf, size_t n, size_t step,
 	while (pos < n) {
 		chunk = n - pos < step ? n - pos : step;
 		while (chunk) {
-			enum mgmt_rx_event ev = mgmt_rx_feed(&rx, buf + pos, chunk,
-							     &used);
+			enum vb_switch_rx_event ev = vb_switch_rx_feed(&rx, buf + pos, chunk,
+								       &used);
 
 			pos += used;
 			chunk -= used;
@@ -63,7 +63,7 @@ static void test_framing(void)
 	uint32_t last = 0;
 	size_t n;
 
-	mgmt_rx_init(&rx);
+	vb_switch_rx_init(&rx);
 	n = make_frame(buf, mac_b, mac_a, 60, 1);
 	feed_all(buf, n, 1, &frames, &bad, &last);
 	ok(frames == 1 && bad == 0 && last == 60 &&
@@ -83,13 +83,13 @@ static void test_framing(void)
 	/* Malformed lengths are dropped and the stream stays in step. */
 	frames = 0;
 	n = 0;
-	mgmt_put_len(buf, 0);
+	vb_switch_put_len(buf, 0);
 	n += MGMT_LEN_SIZE;
-	mgmt_put_len(buf + n, MGMT_FRAME_MIN - 1);
+	vb_switch_put_len(buf + n, MGMT_FRAME_MIN - 1);
 	n += MGMT_LEN_SIZE;
 	memset(buf + n, 0xee, MGMT_FRAME_MIN - 1);
 	n += MGMT_FRAME_MIN - 1;
-	mgmt_put_len(buf + n, MGMT_FRAME_MAX + 1);
+	vb_switch_put_len(buf + n, MGMT_FRAME_MAX + 1);
 	n += MGMT_LEN_SIZE;
 	memset(buf + n, 0xee, MGMT_FRAME_MAX + 1);
 	n += MGMT_FRAME_MAX + 1;
@@ -103,7 +103,7 @@ static void test_framing(void)
 	/* A huge length is skipped without being buffered. */
 	bad = 0;
 	frames = 0;
-	mgmt_put_len(buf, 0xffffffffU);
+	vb_switch_put_len(buf, 0xffffffffU);
 	feed_all(buf, MGMT_LEN_SIZE, 4, &frames, &bad, &last);
 	ok(bad == 1 && rx.bad_len == 0xffffffffU && rx.skip == 0xffffffffULL,
 	   "framing: a 4 GiB length is reported and skipped in place");
@@ -116,23 +116,23 @@ static void test_switch(void)
 	unsigned int i;
 	bool all;
 
-	mgmt_switch_init(&sw);
+	vb_switch_init(&sw);
 	make_frame(f, mac_b, mac_a, 60, 0);
-	ok(mgmt_switch_route(&sw, 1, fr, 60) == MGMT_PORT_NONE,
+	ok(vb_switch_route(&sw, 1, fr, 60) == MGMT_PORT_NONE,
 	   "switch: unknown destination floods");
 	make_frame(f, mac_a, mac_b, 60, 0);
-	ok(mgmt_switch_route(&sw, 2, fr, 60) == 1,
+	ok(vb_switch_route(&sw, 2, fr, 60) == 1,
 	   "switch: the learnt source of the first frame is a unicast target");
 	make_frame(f, mac_b, mac_a, 60, 0);
-	ok(mgmt_switch_route(&sw, 1, fr, 60) == 2, "switch: and the other way");
+	ok(vb_switch_route(&sw, 1, fr, 60) == 2, "switch: and the other way");
 	make_frame(f, bcast, mac_a, 60, 0);
-	ok(mgmt_switch_route(&sw, 1, fr, 60) == MGMT_PORT_NONE,
+	ok(vb_switch_route(&sw, 1, fr, 60) == MGMT_PORT_NONE,
 	   "switch: broadcast floods");
 	make_frame(f, mcast, mac_a, 60, 0);
-	ok(mgmt_switch_route(&sw, 1, fr, 60) == MGMT_PORT_NONE,
+	ok(vb_switch_route(&sw, 1, fr, 60) == MGMT_PORT_NONE,
 	   "switch: multicast floods");
 	make_frame(f, mac_a, mcast, 60, 0);
-	mgmt_switch_route(&sw, 3, fr, 60);
+	vb_switch_route(&sw, 3, fr, 60);
 	all = true;
 	for (i = 0; i < MGMT_MAC_TABLE_SIZE; i++)
 		all &= sw.table[i].port == MGMT_PORT_NONE ||
@@ -141,18 +141,18 @@ static void test_switch(void)
 
 	/* mac_a moves from port 1 to port 4. */
 	make_frame(f, mac_b, mac_a, 60, 0);
-	mgmt_switch_route(&sw, 4, fr, 60);
+	vb_switch_route(&sw, 4, fr, 60);
 	make_frame(f, mac_a, mac_b, 60, 0);
-	ok(mgmt_switch_route(&sw, 2, fr, 60) == 4, "switch: a moved address is relearnt");
+	ok(vb_switch_route(&sw, 2, fr, 60) == 4, "switch: a moved address is relearnt");
 	make_frame(f, mac_b, mac_a, 60, 0);
-	ok(mgmt_switch_route(&sw, 4, fr, 60) == 2, "switch: stable after the move");
+	ok(vb_switch_route(&sw, 4, fr, 60) == 2, "switch: stable after the move");
 	make_frame(f, mac_a, mac_a, 60, 0);
-	ok(mgmt_switch_route(&sw, 4, fr, 60) == 4,
+	ok(vb_switch_route(&sw, 4, fr, 60) == 4,
 	   "switch: a frame for the port it came from is routed back there (the hub drops it)");
 
-	mgmt_switch_forget(&sw, 4);
+	vb_switch_forget(&sw, 4);
 	make_frame(f, mac_a, mac_b, 60, 0);
-	ok(mgmt_switch_route(&sw, 2, fr, 60) == MGMT_PORT_NONE,
+	ok(vb_switch_route(&sw, 2, fr, 60) == MGMT_PORT_NONE,
 	   "switch: a closed port's addresses are forgotten");
 
 	/* Many more addresses than table entries: bounded, newest kept. */
@@ -164,7 +164,7 @@ static void test_switch(void)
 		mac[4] = (uint8_t)(i >> 8);
 		mac[5] = (uint8_t)i;
 		make_frame(f, bcast, mac, 60, 0);
-		mgmt_switch_route(&sw, 10 + i, fr, 60);
+		vb_switch_route(&sw, 10 + i, fr, 60);
 	}
 	all = true;
 	for (i = 3 * MGMT_MAC_TABLE_SIZE; i < 4 * MGMT_MAC_TABLE_SIZE; i++) {
@@ -174,11 +174,11 @@ static void test_switch(void)
 		mac[5] = (uint8_t)i;
 		/* A group source: looking up must not learn (and evict). */
 		make_frame(f, mac, mcast, 60, 0);
-		all &= mgmt_switch_route(&sw, 2, fr, 60) == 10 + i;
+		all &= vb_switch_route(&sw, 2, fr, 60) == 10 + i;
 	}
 	ok(all, "switch: with %u addresses the newest %u are known",
 	   4 * MGMT_MAC_TABLE_SIZE, MGMT_MAC_TABLE_SIZE);
-	ok(mgmt_switch_route(&sw, 2, fr, MGMT_FRAME_MIN - 1) == 2,
+	ok(vb_switch_route(&sw, 2, fr, MGMT_FRAME_MIN - 1) == 2,
 	   "switch: a runt frame is not routed");
 }
 

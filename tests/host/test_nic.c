@@ -35,7 +35,7 @@
 #define MAXLINE		4096U
 
 static struct board board;
-static struct mac mac;
+static struct vb_mac mac;
 static uint64_t now = 1000000;
 static unsigned int irqs[EUSRV_MAX_NODES][EUSRV_NR_VECTORS];
 static unsigned int line_n;
@@ -80,7 +80,7 @@ static bool f_line_full(void *o)
 	return line_room == 0;
 }
 
-static const struct mac_ops ops = {
+static const struct vb_mac_ops ops = {
 	.raise = f_raise, .line_send = f_line_send, .now_us = f_now,
 	.line_full = f_line_full,
 };
@@ -149,18 +149,18 @@ static void wr_addr(unsigned int n, uint32_t off, uint64_t ga)
 
 static void kick(unsigned int n, unsigned int v)
 {
-	mac_kick(&mac, n, v);
+	vb_mac_kick(&mac, n, v);
 }
 
 static void round_(void)
 {
-	mac_round(&mac);
+	vb_mac_round(&mac);
 }
 
 static void rounds(unsigned int k)
 {
 	while (k--)
-		mac_round(&mac);
+		vb_mac_round(&mac);
 }
 
 static uint32_t sr(unsigned int n, bool rx)
@@ -466,7 +466,7 @@ static void setup_all(void)
 	unsigned int n;
 
 	for (n = 0; n < NODES; n++) {
-		mac_attach(&mac, n);
+		vb_mac_attach(&mac, n);
 		port_on(n, EUSRV_MAC_CTRL_TX_CSUM | EUSRV_MAC_CTRL_RX_CSUM);
 		dma_setup(n, 2048, NDESC);
 	}
@@ -609,7 +609,7 @@ static void test_filter(void)
 	/* from the line */
 	mac_addr(2, mc);
 	frame(f, sizeof(f), 9, mc, 10);
-	mac_line_rx(&mac, f, sizeof(f));
+	vb_mac_line_rx(&mac, f, sizeof(f));
 	ok(rx_get(2, got, sizeof(got), NULL, NULL) == 100 &&
 	   rx_get(1, got, sizeof(got), NULL, NULL) == -1, "a frame from the line reaches its port only");
 }
@@ -689,13 +689,13 @@ static void test_coalesce(void)
 	ack(1, true, EUSRV_AXIDMA_SR_IRQ_ALL);
 	tx_send(0, f, sizeof(f), 1);
 	now += 9;
-	mac_timer(&mac);
+	vb_mac_timer(&mac);
 	ok(!(sr(1, true) & EUSRV_AXIDMA_SR_DLY_IRQ), "delay 10 us: nothing after 9 us");
 	now += 1;
-	mac_timer(&mac);
+	vb_mac_timer(&mac);
 	ok((sr(1, true) & EUSRV_AXIDMA_SR_DLY_IRQ) && irqs[1][EUSRV_VEC_DMA_S2MM] == base + 2,
 	   "Dly_Irq after 10 us, interrupt raised");
-	ok(mac_next_deadline(&mac) == 0, "no timer left");
+	ok(vb_mac_next_deadline(&mac) == 0, "no timer left");
 	while (rx_get(1, got, sizeof(got), NULL, NULL) >= 0)
 		;
 	dma_setup(1, 2048, NDESC);
@@ -759,7 +759,7 @@ static void test_errors(void)
 	   "reset recovers the channel");
 
 	/* injected S2MM error */
-	mac_inject(&mac, 1, EUSRV_AXIDMA_RX, EUSRV_AXIDMA_INJ_DMA_SLV);
+	vb_mac_inject(&mac, 1, VB_AXIDMA_RX, VB_AXIDMA_INJ_DMA_SLV);
 	tx_send(0, f, sizeof(f), 1);
 	ok((sr(1, true) & EUSRV_AXIDMA_SR_DMA_SLV_ERR) && (sr(1, true) & EUSRV_AXIDMA_SR_HALTED) &&
 	   pst(1, EUSRV_MAC_RX_ERRORS) == 1 &&
@@ -771,7 +771,7 @@ static void test_errors(void)
 	dma_setup(1, 2048, NDESC);
 	tx_send(0, f, sizeof(f), 1);
 	ok(rx_get(1, got, sizeof(got), NULL, NULL) == 100, "S2MM works again after reset");
-	mac_inject(&mac, 0, EUSRV_AXIDMA_TX, EUSRV_AXIDMA_INJ_SG_DEC);
+	vb_mac_inject(&mac, 0, VB_AXIDMA_TX, VB_AXIDMA_INJ_SG_DEC);
 	tx_send(0, f, sizeof(f), 1);
 	ok((sr(0, false) & EUSRV_AXIDMA_SR_SG_DEC_ERR) && rx_get(1, got, sizeof(got), NULL, NULL) == -1,
 	   "injected MM2S SGDecErr");
@@ -859,7 +859,7 @@ static void test_mdio_link(void)
 	ok(!(rd32(mpage(2), EUSRV_MAC_LINK) & EUSRV_MAC_LINK_UP) && (phy_rd(1, 0) & 0x8000),
 	   "PHY reset: link down, reset bit reads 1");
 	now += EUSRV_PHY_RESET_MS * 1000;
-	mac_timer(&mac);
+	vb_mac_timer(&mac);
 	ok((rd32(mpage(2), EUSRV_MAC_LINK) & EUSRV_MAC_LINK_UP) && phy_rd(1, 0) == 0x2040,
 	   "after 20 ms: link up, control 1 back to default");
 	/* W1C of SR */
@@ -888,9 +888,9 @@ static void test_mdio_link(void)
 		port_on(0, EUSRV_MAC_CTRL_TX_CSUM | EUSRV_MAC_CTRL_RX_CSUM);
 	}
 	phy_wr(3, 0, 0);
-	mac_force_link_down(&mac, true);
+	vb_mac_force_link_down(&mac, true);
 	ok(!(rd32(mpage(3), EUSRV_MAC_LINK) & EUSRV_MAC_LINK_UP), "control hook: link down");
-	mac_force_link_down(&mac, false);
+	vb_mac_force_link_down(&mac, false);
 }
 
 static void test_oversize(void)
@@ -939,7 +939,7 @@ static void test_fairness(void)
 		kick(n, EUSRV_VEC_DMA_MM2S);
 	}
 	round_();
-	ok(line_n - l0 == 3 * MAC_TX_TURNS && mac_busy(&mac),
+	ok(line_n - l0 == 3 * MAC_TX_TURNS && vb_mac_busy(&mac),
 	   "one round: %u turns x 3 backlogged ports (%u frames), more pending",
 	   MAC_TX_TURNS, line_n - l0);
 	rounds(10);
@@ -984,7 +984,7 @@ static void test_backpressure(void)
 	for (n = 0; n < 3; n++)
 		tx_go(n);
 	rounds(3);
-	ok(line_n == l0 && !mac_busy(&mac) &&
+	ok(line_n == l0 && !vb_mac_busy(&mac) &&
 	   !(g32(desc(0, false, drv[0].tx_tail - 10), EUSRV_AXIDMA_DESC_STATUS) & EUSRV_AXIDMA_ST_CMPLT),
 	   "line full: no frame taken, none completed, the loop may sleep");
 	line_room = 5;
@@ -1044,7 +1044,7 @@ static void test_hostile(void)
 		case 4:
 			mac_addr(rnd() % NODES, d1);
 			frame(f, 14 + rnd() % 280, n, d1, 1);
-			mac_line_rx(&mac, f, 14 + rnd() % 280);
+			vb_mac_line_rx(&mac, f, 14 + rnd() % 280);
 			break;
 		default:
 			break;
@@ -1052,7 +1052,7 @@ static void test_hostile(void)
 		kick(n, 2 + rnd() % 4);
 		if (rnd() % 8 == 0) {
 			now += rnd() % 100;
-			mac_timer(&mac);
+			vb_mac_timer(&mac);
 		}
 		round_();
 		for (k = 0; k < 2; k++)
@@ -1073,9 +1073,9 @@ static void test_hostile(void)
 	frame(f, 100, 0, d1, 1);
 	tx_send(0, f, 100, 1);
 	ok(rx_get(1, got, sizeof(got), NULL, NULL) == 100, "and the blocks still work after a reset");
-	mac_detach(&mac, 1);
+	vb_mac_detach(&mac, 1);
 	tx_send(0, f, 100, 1);
-	mac_attach(&mac, 1);
+	vb_mac_attach(&mac, 1);
 	ok(rd32(dpage(1), EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CR) == 0 && rd32(mpage(1), EUSRV_MAC_CTRL) == 0,
 	   "detach and attach: the node's pages start from reset");
 }
@@ -1089,8 +1089,8 @@ int main(void)
 		tap_bail("mkdtemp");
 	if (board_init(&board, dir, NODES, RAM))
 		tap_bail("board_init");
-	mac_init(&mac, &board, &ops, NULL);
-	mac_line_peer(&mac, true);
+	vb_mac_init(&mac, &board, &ops, NULL);
+	vb_mac_line_peer(&mac, true);
 	setup_all();
 	test_attach();
 	test_unicast();
