@@ -3,8 +3,8 @@
  * eusrv_eth internals: the private state of one shared-NIC port and what
  * the driver's files offer each other.  eth_main.c probes and runs the
  * netdev, eth_dma.c owns the AXI DMA engine and its rings, eth_txrx.c the
- * data path, eth_mac.c the MAC port, MDIO and carrier, eth_ethtool.c and
- * eth_procfs.c the two control interfaces.
+ * data path, eth_mac.c the MAC port, its MDIO bus and the PHY on it,
+ * eth_ethtool.c and eth_procfs.c the two control interfaces.
  */
 #ifndef EUSRV_ETH_H
 #define EUSRV_ETH_H
@@ -13,6 +13,7 @@
 #include <linux/io.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/phy.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
@@ -39,9 +40,11 @@
 
 /* How long the engine and MDIO may take (the model answers in a loop round). */
 #define ETH_RESET_TIMEOUT_US	200000U
-#define ETH_MDIO_TIMEOUT_US	100000U
-/* Carrier is also polled this often, in case a link interrupt was lost. */
-#define ETH_LINK_POLL_MS	1000U
+/*
+ * Generous for MDIO: a loaded host may hold the model up, and phylib takes
+ * a failed access for a broken PHY (a warning and the link halted).
+ */
+#define ETH_MDIO_TIMEOUT_US	500000U
 
 enum eth_ch {
 	ETH_TX,		/* MM2S */
@@ -132,12 +135,12 @@ struct eth_port {
 	struct work_struct reset_work;
 	u32 last_err_sr[ETH_NR_CH];
 
-	/* MAC port and PHY. */
-	struct mutex mdio_lock;
-	u16 mdio_seq;
+	/* MAC port, its MDIO bus and the PHY (phylib). */
+	struct mii_bus *mii;
+	struct phy_device *phydev;	/* on mii, attached to ndev while registered */
+	u16 mdio_seq;			/* under mii->mdio_lock */
 	u32 mac_clr_seq;
-	struct delayed_work link_work;
-	bool link_irq_on;
+	bool link_irq_on;		/* link changes go to phylib (while up) */
 
 	/* Counters. */
 	struct u64_stats_sync syncp;	/* NAPI is the only writer */
@@ -203,15 +206,17 @@ void eth_tx_drain(struct eth_port *p);
 u32 eth_rx_buf_len(u32 mtu);
 
 /* eth_mac.c */
-int eth_mdio_read(struct eth_port *p, int devad, u16 reg);
-int eth_mdio_write(struct eth_port *p, int devad, u16 reg, u16 val);
+int eth_mdio_register(struct eth_port *p);
+int eth_phy_connect(struct eth_port *p);
+void eth_phy_disconnect(struct eth_port *p);
+int eth_phy_read(struct eth_port *p, int devad, u16 reg);
+int eth_phy_write(struct eth_port *p, int devad, u16 reg, u16 val);
 void eth_mac_write(struct eth_port *p, u32 off, u32 val);
 void eth_mac_set_addr(struct eth_port *p, const u8 *addr);
 void eth_mac_update_ctrl(struct eth_port *p);
 void eth_mac_disable(struct eth_port *p);
 void eth_link_start(struct eth_port *p);
 void eth_link_stop(struct eth_port *p);
-void eth_link_work(struct work_struct *work);
 irqreturn_t eth_mac_irq(int irq, void *data);
 int eth_phy_reset(struct eth_port *p);
 

@@ -3,12 +3,13 @@
  * eusrv_eth ethtool operations: driver information, a register dump of
  * the MAC port and the AXI DMA engine, the driver's and the MAC's
  * counters, coalescing (the DMA channels' IRQThreshold and IRQDelay, live),
- * ring sizes, offloads (through the netdev features), the fixed
- * 10GBASE-SR link and nway_reset as a PHY reset.
+ * ring sizes, offloads (through the netdev features), the link as phylib
+ * sees the PHY and nway_reset as a PHY reset.
  */
 #include <linux/ethtool.h>
 #include <linux/linkmode.h>
 #include <linux/netdevice.h>
+#include <linux/phy.h>
 
 #include "eth.h"
 
@@ -190,28 +191,41 @@ static int eth_set_ringparam(struct net_device *ndev, struct ethtool_ringparam *
 	return eth_reopen(ndev, eth_set_rings, sz);
 }
 
+/*
+ * The PHY's settings, as phylib keeps them.  Its generic clause-45 driver
+ * knows the PMA/PMD's abilities but not the medium: 10GBASE-SR is fibre.
+ */
 static int eth_get_link_ksettings(struct net_device *ndev,
 				  struct ethtool_link_ksettings *ks)
 {
-	linkmode_zero(ks->link_modes.supported);
-	linkmode_set_bit(ETH_LINK_MODE_10GSR, ks->link_modes.supported);
-	linkmode_set_bit(ETHTOOL_LINK_MODE_FIBRE_BIT, ks->link_modes.supported);
-	linkmode_copy(ks->link_modes.advertising, ks->link_modes.supported);
-	ks->base.speed = netif_carrier_ok(ndev) ? SPEED_10000 : SPEED_UNKNOWN;
-	ks->base.duplex = netif_carrier_ok(ndev) ? DUPLEX_FULL : DUPLEX_UNKNOWN;
-	ks->base.port = PORT_FIBRE;
-	ks->base.phy_address = EUSRV_PHY_ADDR;
-	ks->base.autoneg = AUTONEG_DISABLE;
+	int ret = phy_ethtool_get_link_ksettings(ndev, ks);
+
+	if (ret)
+		return ret;
+	if (linkmode_test_bit(ETH_LINK_MODE_10GSR, ks->link_modes.supported)) {
+		linkmode_set_bit(ETHTOOL_LINK_MODE_FIBRE_BIT, ks->link_modes.supported);
+		linkmode_set_bit(ETHTOOL_LINK_MODE_FIBRE_BIT, ks->link_modes.advertising);
+		ks->base.port = PORT_FIBRE;
+	}
 	ks->base.mdio_support = ETH_MDIO_SUPPORTS_C45;
 	return 0;
 }
 
-/* The link is 10GBASE-SR, full duplex, no autonegotiation: nothing else. */
+/*
+ * The link has no autonegotiation and the PMA/PMD one speed: a setting
+ * the PHY supports, as it is, is accepted and nothing else.  (phylib's
+ * phy_ethtool_ksettings_set() in 6.1 refuses any forced speed above
+ * 1000 Mb/s, so it cannot be the one here.)
+ */
 static int eth_set_link_ksettings(struct net_device *ndev,
 				  const struct ethtool_link_ksettings *ks)
 {
-	if (ks->base.speed != SPEED_10000 || ks->base.duplex != DUPLEX_FULL ||
-	    ks->base.autoneg != AUTONEG_DISABLE)
+	struct phy_device *phydev = ndev->phydev;
+
+	if (!phydev)
+		return -ENODEV;
+	if (ks->base.autoneg != AUTONEG_DISABLE || ks->base.duplex != DUPLEX_FULL ||
+	    !phy_lookup_setting(ks->base.speed, ks->base.duplex, phydev->supported, true))
 		return -EINVAL;
 	return 0;
 }

@@ -16,8 +16,10 @@
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/phy.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
+#include <linux/rtnetlink.h>
 
 #include <eusrv/board_hw.h>
 #include <eusrv/vboard.h>
@@ -218,7 +220,14 @@ static void eth_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 *s
 	s->multicast = eth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_MCAST);
 }
 
+/* unregister_netdev(): stopped, still in sysfs. */
+static void eth_uninit(struct net_device *ndev)
+{
+	eth_phy_disconnect(netdev_priv(ndev));
+}
+
 static const struct net_device_ops eth_netdev_ops = {
+	.ndo_uninit = eth_uninit,
 	.ndo_open = eth_open,
 	.ndo_stop = eth_stop,
 	.ndo_start_xmit = eth_start_xmit,
@@ -227,6 +236,7 @@ static const struct net_device_ops eth_netdev_ops = {
 	.ndo_validate_addr = eth_validate_addr,
 	.ndo_set_rx_mode = eth_set_rx_mode,
 	.ndo_set_features = eth_set_features,
+	.ndo_eth_ioctl = phy_do_ioctl,
 	.ndo_tx_timeout = eth_tx_timeout,
 	.ndo_get_stats64 = eth_get_stats64,
 };
@@ -331,11 +341,9 @@ static int eth_probe(struct platform_device *pdev)
 	p->ndev = ndev;
 	p->dev = dev;
 	mutex_init(&p->lock);
-	mutex_init(&p->mdio_lock);
 	spin_lock_init(&p->cr_lock);
 	u64_stats_init(&p->syncp);
 	INIT_WORK(&p->reset_work, eth_reset_work);
-	INIT_DELAYED_WORK(&p->link_work, eth_link_work);
 	platform_set_drvdata(pdev, p);
 
 	ret = eth_node_id(p);
@@ -399,11 +407,23 @@ static int eth_probe(struct platform_device *pdev)
 	eth_mac_disable(p);
 	netif_carrier_off(ndev);
 
+	/* The PHY's bus before the interrupt that tells phylib of link changes. */
+	ret = eth_mdio_register(p);
+	if (ret)
+		goto del_napi;
 	ret = devm_request_irq(dev, p->mac_irq, eth_mac_irq, 0, dev_name(dev), p);
 	if (ret)
 		goto del_napi;
 	strscpy(ndev->name, ETH_IFNAME, sizeof(ndev->name));
-	ret = register_netdev(ndev);
+	/* Nobody opens the interface before its PHY is attached. */
+	rtnl_lock();
+	ret = register_netdevice(ndev);
+	if (!ret) {
+		ret = eth_phy_connect(p);
+		if (ret)
+			unregister_netdevice(ndev);
+	}
+	rtnl_unlock();
 	if (ret) {
 		dev_err_probe(dev, ret, "cannot register the netdev\n");
 		goto del_napi;
@@ -428,7 +448,6 @@ static int eth_remove(struct platform_device *pdev)
 	eth_procfs_remove(p);
 	unregister_netdev(p->ndev);
 	cancel_work_sync(&p->reset_work);
-	cancel_delayed_work_sync(&p->link_work);
 	netif_napi_del(&p->napi);
 	eth_mac_disable(p);
 	return 0;

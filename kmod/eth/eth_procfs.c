@@ -45,7 +45,7 @@ static ssize_t eth_proc_read(struct file *file, char __user *ubuf, size_t count,
 		len = scnprintf(buf, sizeof(buf), "%llu\n", eth_mac_rd64(f->p, r->off));
 		break;
 	default:
-		v = eth_mdio_read(f->p, r->devad, r->off);
+		v = eth_phy_read(f->p, r->devad, r->off);
 		if (v < 0)
 			return v;
 		len = scnprintf(buf, sizeof(buf), "0x%04x\n", v);
@@ -73,7 +73,7 @@ static ssize_t eth_proc_write(struct file *file, const char __user *ubuf,
 	if (r->kind == ETH_REG_MAC32) {
 		eth_mac_write(f->p, r->off, val);
 	} else if (r->kind == ETH_REG_PHY) {
-		ret = eth_mdio_write(f->p, r->devad, r->off, val);
+		ret = eth_phy_write(f->p, r->devad, r->off, val);
 		if (ret)
 			return ret;
 	} else {
