@@ -207,6 +207,9 @@ int eth_phy_connect(struct eth_port *p)
 				 PHY_INTERFACE_MODE_XGMII);
 	if (ret)
 		return ret;
+	/* The MAC sends and honours no pause frames. */
+	phy_remove_link_mode(p->phydev, ETHTOOL_LINK_MODE_Pause_BIT);
+	phy_remove_link_mode(p->phydev, ETHTOOL_LINK_MODE_Asym_Pause_BIT);
 	phy_attached_info(p->phydev);
 	return 0;
 }
