@@ -71,7 +71,7 @@ enum eth_cnt {
 	ETH_C_IRQ_ERR,
 	ETH_C_IRQ_MAC,
 	ETH_C_DMA_RESETS,		/* the error-reset task ran */
-	ETH_C_LINK_CHANGES,		/* carrier changes the driver saw */
+	ETH_C_LINK_CHANGES,		/* link changes phylib reported */
 	ETH_NR_CNT
 };
 
