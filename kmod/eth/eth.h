@@ -3,8 +3,8 @@
  * eusrv_eth internals: the private state of one shared-NIC port and what
  * the driver's files offer each other.  eth_main.c probes and runs the
  * netdev, eth_dma.c owns the AXI DMA engine and its rings, eth_txrx.c the
- * data path, eth_mac.c the MAC port, MDIO and carrier, eth_ethtool.c and
- * eth_procfs.c the two control interfaces.
+ * data path, eth_mac.c the MAC port, its MDIO bus and the PHY on it,
+ * eth_ethtool.c and eth_procfs.c the two control interfaces.
  */
 #ifndef EUSRV_ETH_H
 #define EUSRV_ETH_H
@@ -13,6 +13,7 @@
 #include <linux/io.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/phy.h>
 #include <linux/spinlock.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
@@ -22,61 +23,63 @@
 
 #include "eth_ring.h"
 
-#define EUETH_DRV_NAME		"eusrv_eth"
-#define EUETH_IFNAME		"eusrv%d"
-#define EUETH_NAPI_WEIGHT	64
+#define ETH_DRV_NAME		"eusrv_eth"
+#define ETH_IFNAME		"eusrv%d"
+#define ETH_NAPI_WEIGHT	64
 
 /* Default coalescing: an interrupt per 16 frames or 30 us after the last. */
-#define EUETH_RX_COAL_FRAMES	16U
-#define EUETH_RX_COAL_USECS	30U
-#define EUETH_TX_COAL_FRAMES	16U
-#define EUETH_TX_COAL_USECS	30U
+#define ETH_RX_COAL_FRAMES	16U
+#define ETH_RX_COAL_USECS	30U
+#define ETH_TX_COAL_FRAMES	16U
+#define ETH_TX_COAL_USECS	30U
 
 /* Frames up to MTU + 18 (header and one VLAN tag, no FCS; mac_hw.h). */
-#define EUETH_FRAME_MAX(mtu)	((mtu) + EUSRV_MAC_FRAME_OVERHEAD)
+#define ETH_FRAME_MAX(mtu)	((mtu) + EUSRV_MAC_FRAME_OVERHEAD)
 /* Descriptors one transmitted skb may need: head and every fragment. */
-#define EUETH_TX_MAX_DESC	(MAX_SKB_FRAGS + 1)
+#define ETH_TX_MAX_DESC	(MAX_SKB_FRAGS + 1)
 
 /* How long the engine and MDIO may take (the model answers in a loop round). */
-#define EUETH_RESET_TIMEOUT_US	200000U
-#define EUETH_MDIO_TIMEOUT_US	100000U
-/* Carrier is also polled this often, in case a link interrupt was lost. */
-#define EUETH_LINK_POLL_MS	1000U
+#define ETH_RESET_TIMEOUT_US	200000U
+/*
+ * Generous for MDIO: a loaded host may hold the model up, and phylib takes
+ * a failed access for a broken PHY (a warning and the link halted).
+ */
+#define ETH_MDIO_TIMEOUT_US	500000U
 
-enum eueth_ch {
-	EUETH_TX,		/* MM2S */
-	EUETH_RX,		/* S2MM */
-	EUETH_NR_CH
+enum eth_ch {
+	ETH_TX,		/* MM2S */
+	ETH_RX,		/* S2MM */
+	ETH_NR_CH
 };
 
 /* Counters of the driver itself (ethtool -S), atomic: updated anywhere. */
-enum eueth_cnt {
-	EUETH_C_TX_BUSY,		/* xmit found the ring full */
-	EUETH_C_TX_MAP_ERR,		/* DMA mapping failed: dropped */
-	EUETH_C_TX_CSUM,		/* checksums asked of the MAC */
-	EUETH_C_TX_CSUM_SW,		/* checksums done in software instead */
-	EUETH_C_TX_DMA_ERR,		/* MM2S completed a descriptor with an error */
-	EUETH_C_TX_TIMEOUT,
-	EUETH_C_RX_CSUM,		/* CHECKSUM_COMPLETE from APP3 */
-	EUETH_C_RX_ALLOC_FAIL,		/* no buffer to refill with */
-	EUETH_C_RX_DMA_ERR,		/* S2MM completed a descriptor with an error */
-	EUETH_C_RX_PART,		/* frames over more than one buffer: dropped */
-	EUETH_C_RX_BAD_LEN,		/* lengths the descriptor cannot have */
-	EUETH_C_RX_NO_SKB,		/* build_skb failed: dropped */
-	EUETH_C_IRQ_TX,
-	EUETH_C_IRQ_RX,
-	EUETH_C_IRQ_ERR,
-	EUETH_C_IRQ_MAC,
-	EUETH_C_DMA_RESETS,		/* the error-reset task ran */
-	EUETH_C_LINK_CHANGES,		/* carrier changes the driver saw */
-	EUETH_NR_CNT
+enum eth_cnt {
+	ETH_C_TX_BUSY,		/* xmit found the ring full */
+	ETH_C_TX_MAP_ERR,		/* DMA mapping failed: dropped */
+	ETH_C_TX_CSUM,		/* checksums asked of the MAC */
+	ETH_C_TX_CSUM_SW,		/* checksums done in software instead */
+	ETH_C_TX_DMA_ERR,		/* MM2S completed a descriptor with an error */
+	ETH_C_TX_TIMEOUT,
+	ETH_C_RX_CSUM,		/* CHECKSUM_COMPLETE from APP3 */
+	ETH_C_RX_ALLOC_FAIL,		/* no buffer to refill with */
+	ETH_C_RX_DMA_ERR,		/* S2MM completed a descriptor with an error */
+	ETH_C_RX_PART,		/* frames over more than one buffer: dropped */
+	ETH_C_RX_BAD_LEN,		/* lengths the descriptor cannot have */
+	ETH_C_RX_NO_SKB,		/* build_skb failed: dropped */
+	ETH_C_IRQ_TX,
+	ETH_C_IRQ_RX,
+	ETH_C_IRQ_ERR,
+	ETH_C_IRQ_MAC,
+	ETH_C_DMA_RESETS,		/* the error-reset task ran */
+	ETH_C_LINK_CHANGES,		/* link changes phylib reported */
+	ETH_NR_CNT
 };
 
-extern const char *const eueth_cnt_names[EUETH_NR_CNT];
+extern const char *const eth_cnt_names[ETH_NR_CNT];
 
 /* One DMA channel's register block and its interrupt. */
-struct eueth_chan {
-	struct eueth *priv;
+struct eth_chan {
+	struct eth_port *priv;
 	u32 base;		/* EUSRV_AXIDMA_MM2S or EUSRV_AXIDMA_S2MM */
 	u32 vb;			/* EUSRV_AXIDMA_VB_MM2S or EUSRV_AXIDMA_VB_S2MM */
 	u32 kick_val;
@@ -87,19 +90,19 @@ struct eueth_chan {
 	u32 clr_seq;		/* SR_CLR_SEQ, the channel's interrupt handler's */
 };
 
-struct eueth_tx_buf {
+struct eth_tx_buf {
 	struct sk_buff *skb;	/* on the frame's last descriptor */
 	dma_addr_t dma;
 	u32 len;
 	bool page;		/* mapped with dma_map_page */
 };
 
-struct eueth_rx_buf {
+struct eth_rx_buf {
 	void *data;		/* page fragment, NULL when the slot is empty */
 	dma_addr_t dma;
 };
 
-struct eueth {
+struct eth_port {
 	struct net_device *ndev;
 	struct device *dev;
 	struct device *dma_dev;		/* the connected AXI DMA node's device */
@@ -111,14 +114,14 @@ struct eueth {
 	u32 node_id;
 	u32 mtu_max;
 
-	struct eueth_chan ch[EUETH_NR_CH];
+	struct eth_chan ch[ETH_NR_CH];
 	spinlock_t cr_lock;		/* DMACR writes: IRQ, NAPI, ethtool */
 
 	/* Rings, valid while up; sizes apply at the next open. */
-	struct eueth_ring tx;
-	struct eueth_ring rx;
-	struct eueth_tx_buf *tx_buf;
-	struct eueth_rx_buf *rx_buf;
+	struct eth_ring tx;
+	struct eth_ring rx;
+	struct eth_tx_buf *tx_buf;
+	struct eth_rx_buf *rx_buf;
 	dma_addr_t tx_desc_dma, rx_desc_dma;
 	u32 tx_ring_size, rx_ring_size;
 	u32 rx_buf_len;			/* bytes the engine may write per buffer */
@@ -130,102 +133,104 @@ struct eueth {
 	struct mutex lock;		/* up, rings, DMACR setup, resets */
 	bool up;
 	struct work_struct reset_work;
-	u32 last_err_sr[EUETH_NR_CH];
+	u32 last_err_sr[ETH_NR_CH];
 
-	/* MAC port and PHY. */
-	struct mutex mdio_lock;
-	u16 mdio_seq;
+	/* MAC port, its MDIO bus and the PHY (phylib). */
+	struct mii_bus *mii;
+	struct phy_device *phydev;	/* on mii, attached to ndev while registered */
+	u16 mdio_seq;			/* under mii->mdio_lock */
 	u32 mac_clr_seq;
-	struct delayed_work link_work;
-	bool link_irq_on;
+	bool link_irq_on;		/* link changes go to phylib (while up) */
 
 	/* Counters. */
 	struct u64_stats_sync syncp;	/* NAPI is the only writer */
 	u64 rx_packets, rx_bytes, tx_packets, tx_bytes;
 	atomic64_t rx_dropped, rx_errors, tx_dropped, tx_errors;
-	atomic64_t cnt[EUETH_NR_CNT];
+	atomic64_t cnt[ETH_NR_CNT];
 
 	struct proc_dir_entry *proc_dir;
-	struct eueth_proc_file *proc_files;
+	struct eth_proc_file *proc_files;
 };
 
-static inline void eueth_count(struct eueth *p, enum eueth_cnt c)
+static inline void eth_count(struct eth_port *p, enum eth_cnt c)
 {
 	atomic64_inc(&p->cnt[c]);
 }
 
-static inline void eueth_kick(struct eueth *p, u32 val)
+static inline void eth_kick(struct eth_port *p, u32 val)
 {
 	if (p->kick)
 		writel(val, p->kick);
 }
 
-static inline u32 eueth_mac_rd(struct eueth *p, u32 off)
+static inline u32 eth_mac_rd(struct eth_port *p, u32 off)
 {
 	return readl(p->mac + off);
 }
 
-static inline void eueth_mac_wr(struct eueth *p, u32 off, u32 val)
+static inline void eth_mac_wr(struct eth_port *p, u32 off, u32 val)
 {
 	writel(val, p->mac + off);
 }
 
-u64 eueth_mac_rd64(struct eueth *p, u32 off);
+u64 eth_mac_rd64(struct eth_port *p, u32 off);
 
-static inline u32 eueth_dma_rd(struct eueth *p, u32 off)
+static inline u32 eth_dma_rd(struct eth_port *p, u32 off)
 {
 	return readl(p->dma + off);
 }
 
-static inline void eueth_dma_wr(struct eueth *p, u32 off, u32 val)
+static inline void eth_dma_wr(struct eth_port *p, u32 off, u32 val)
 {
 	writel(val, p->dma + off);
 }
 
 /* eth_dma.c */
-int eueth_rings_alloc(struct eueth *p);
-void eueth_rings_free(struct eueth *p);
-int eueth_dma_reset(struct eueth *p);
-void eueth_dma_start(struct eueth *p);
-void eueth_dma_set_coal(struct eueth *p, enum eueth_ch ch, u32 coal);
-void eueth_dma_irq_mask(struct eueth_chan *c, bool mask);
-void eueth_write_tail(struct eueth *p, enum eueth_ch ch, u64 ga);
-void eueth_reset_work(struct work_struct *work);
-void eueth_schedule_reset(struct eueth *p);
+int eth_rings_alloc(struct eth_port *p);
+void eth_rings_free(struct eth_port *p);
+int eth_dma_reset(struct eth_port *p);
+void eth_dma_start(struct eth_port *p);
+void eth_dma_set_coal(struct eth_port *p, enum eth_ch ch, u32 coal);
+void eth_dma_irq_mask(struct eth_chan *c, bool mask);
+void eth_write_tail(struct eth_port *p, enum eth_ch ch, u64 ga);
+void eth_reset_work(struct work_struct *work);
+void eth_schedule_reset(struct eth_port *p);
 
 /* eth_txrx.c */
-netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev);
-int eueth_poll(struct napi_struct *napi, int budget);
-irqreturn_t eueth_dma_irq(int irq, void *data);
-int eueth_rx_fill(struct eueth *p, bool napi);
-void eueth_rx_drain(struct eueth *p);
-void eueth_tx_drain(struct eueth *p);
-u32 eueth_rx_buf_len(u32 mtu);
+netdev_tx_t eth_start_xmit(struct sk_buff *skb, struct net_device *ndev);
+int eth_poll(struct napi_struct *napi, int budget);
+irqreturn_t eth_dma_irq(int irq, void *data);
+int eth_rx_fill(struct eth_port *p, bool napi);
+void eth_rx_drain(struct eth_port *p);
+void eth_tx_drain(struct eth_port *p);
+u32 eth_rx_buf_len(u32 mtu);
 
 /* eth_mac.c */
-int eueth_mdio_read(struct eueth *p, int devad, u16 reg);
-int eueth_mdio_write(struct eueth *p, int devad, u16 reg, u16 val);
-void eueth_mac_write(struct eueth *p, u32 off, u32 val);
-void eueth_mac_set_addr(struct eueth *p, const u8 *addr);
-void eueth_mac_update_ctrl(struct eueth *p);
-void eueth_mac_disable(struct eueth *p);
-void eueth_link_start(struct eueth *p);
-void eueth_link_stop(struct eueth *p);
-void eueth_link_work(struct work_struct *work);
-irqreturn_t eueth_mac_irq(int irq, void *data);
-int eueth_phy_reset(struct eueth *p);
+int eth_mdio_register(struct eth_port *p);
+int eth_phy_connect(struct eth_port *p);
+void eth_phy_disconnect(struct eth_port *p);
+int eth_phy_read(struct eth_port *p, int devad, u16 reg);
+int eth_phy_write(struct eth_port *p, int devad, u16 reg, u16 val);
+void eth_mac_write(struct eth_port *p, u32 off, u32 val);
+void eth_mac_set_addr(struct eth_port *p, const u8 *addr);
+void eth_mac_update_ctrl(struct eth_port *p);
+void eth_mac_disable(struct eth_port *p);
+void eth_link_start(struct eth_port *p);
+void eth_link_stop(struct eth_port *p);
+irqreturn_t eth_mac_irq(int irq, void *data);
+int eth_phy_reset(struct eth_port *p);
 
 /* eth_ethtool.c */
-extern const struct ethtool_ops eueth_ethtool_ops;
+extern const struct ethtool_ops eth_ethtool_ops;
 
 /* eth_procfs.c */
-int eueth_procfs_init(void);
-void eueth_procfs_exit(void);
-int eueth_procfs_add(struct eueth *p);
-void eueth_procfs_remove(struct eueth *p);
+int eth_procfs_init(void);
+void eth_procfs_exit(void);
+int eth_procfs_add(struct eth_port *p);
+void eth_procfs_remove(struct eth_port *p);
 
 /* eth_main.c: stop and reopen a running interface around a change. */
-int eueth_reopen(struct net_device *ndev, int (*change)(struct eueth *p, void *arg),
-		 void *arg);
+int eth_reopen(struct net_device *ndev, int (*change)(struct eth_port *p, void *arg),
+	       void *arg);
 
 #endif /* EUSRV_ETH_H */

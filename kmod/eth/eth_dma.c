@@ -21,25 +21,25 @@
 
 #include "eth.h"
 
-static void eueth_write_ptr(struct eueth *p, u32 off, u64 ga)
+static void eth_write_ptr(struct eth_port *p, u32 off, u64 ga)
 {
 	/* MSB first: the low word acts. */
-	eueth_dma_wr(p, off + 4, upper_32_bits(ga));
-	eueth_dma_wr(p, off, lower_32_bits(ga));
+	eth_dma_wr(p, off + 4, upper_32_bits(ga));
+	eth_dma_wr(p, off, lower_32_bits(ga));
 }
 
-void eueth_write_tail(struct eueth *p, enum eueth_ch ch, u64 ga)
+void eth_write_tail(struct eth_port *p, enum eth_ch ch, u64 ga)
 {
-	struct eueth_chan *c = &p->ch[ch];
+	struct eth_chan *c = &p->ch[ch];
 
 	/* The descriptors are in memory before the engine may fetch them. */
 	dma_wmb();
-	eueth_write_ptr(p, c->base + EUSRV_AXIDMA_TAILDESC, ga);
-	eueth_kick(p, c->kick_val);
+	eth_write_ptr(p, c->base + EUSRV_AXIDMA_TAILDESC, ga);
+	eth_kick(p, c->kick_val);
 }
 
 /* DMACR as the channel should run now; cr_lock held. */
-static u32 eueth_cr(const struct eueth_chan *c)
+static u32 eth_cr(const struct eth_chan *c)
 {
 	u32 cr = EUSRV_AXIDMA_CR_RS | EUSRV_AXIDMA_CR_ERR_IRQEN | c->coal;
 
@@ -48,37 +48,37 @@ static u32 eueth_cr(const struct eueth_chan *c)
 	return cr;
 }
 
-static void eueth_cr_write(struct eueth *p, struct eueth_chan *c)
+static void eth_cr_write(struct eth_port *p, struct eth_chan *c)
 {
-	eueth_dma_wr(p, c->base + EUSRV_AXIDMA_CR, eueth_cr(c));
-	eueth_kick(p, c->kick_val);
+	eth_dma_wr(p, c->base + EUSRV_AXIDMA_CR, eth_cr(c));
+	eth_kick(p, c->kick_val);
 }
 
 /* IOC and delay interrupts off (NAPI scheduled) or on again (NAPI done). */
-void eueth_dma_irq_mask(struct eueth_chan *c, bool mask)
+void eth_dma_irq_mask(struct eth_chan *c, bool mask)
 {
-	struct eueth *p = c->priv;
+	struct eth_port *p = c->priv;
 	unsigned long flags;
 
 	spin_lock_irqsave(&p->cr_lock, flags);
 	if (c->masked != mask) {
 		c->masked = mask;
 		if (READ_ONCE(p->up))
-			eueth_cr_write(p, c);
+			eth_cr_write(p, c);
 	}
 	spin_unlock_irqrestore(&p->cr_lock, flags);
 }
 
 /* New coalescing fields; live if the channel runs. */
-void eueth_dma_set_coal(struct eueth *p, enum eueth_ch ch, u32 coal)
+void eth_dma_set_coal(struct eth_port *p, enum eth_ch ch, u32 coal)
 {
-	struct eueth_chan *c = &p->ch[ch];
+	struct eth_chan *c = &p->ch[ch];
 	unsigned long flags;
 
 	spin_lock_irqsave(&p->cr_lock, flags);
 	c->coal = coal;
 	if (READ_ONCE(p->up))
-		eueth_cr_write(p, c);
+		eth_cr_write(p, c);
 	spin_unlock_irqrestore(&p->cr_lock, flags);
 }
 
@@ -87,17 +87,17 @@ void eueth_dma_set_coal(struct eueth *p, enum eueth_ch ch, u32 coal)
  * flight and rewrites DMACR, CURDESC and TAILDESC; nothing is written
  * until DMACR.Reset reads 0 again.
  */
-int eueth_dma_reset(struct eueth *p)
+int eth_dma_reset(struct eth_port *p)
 {
 	u32 cr = 0;
 	int ret, i;
 
-	eueth_dma_wr(p, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CR, EUSRV_AXIDMA_CR_RESET);
-	eueth_kick(p, p->ch[EUETH_TX].kick_val);
-	for (i = 0; i < EUETH_NR_CH; i++) {
+	eth_dma_wr(p, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CR, EUSRV_AXIDMA_CR_RESET);
+	eth_kick(p, p->ch[ETH_TX].kick_val);
+	for (i = 0; i < ETH_NR_CH; i++) {
 		ret = readl_poll_timeout(p->dma + p->ch[i].base + EUSRV_AXIDMA_CR, cr,
 					 !(cr & EUSRV_AXIDMA_CR_RESET), 20,
-					 EUETH_RESET_TIMEOUT_US);
+					 ETH_RESET_TIMEOUT_US);
 		if (ret) {
 			netdev_err(p->ndev, "AXI DMA reset did not complete (DMACR %#x)\n",
 				   cr);
@@ -111,28 +111,28 @@ int eueth_dma_reset(struct eueth *p)
  * Start both channels at their rings' tails (CURDESC, then DMACR.RS) and
  * hand over what the rings hold.  After a reset, p->lock held.
  */
-void eueth_dma_start(struct eueth *p)
+void eth_dma_start(struct eth_port *p)
 {
 	unsigned long flags;
 	int i;
 
-	eueth_write_ptr(p, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CURDESC,
-			eueth_ring_desc_ga(&p->tx, p->tx.tail));
-	eueth_write_ptr(p, EUSRV_AXIDMA_S2MM + EUSRV_AXIDMA_CURDESC,
-			eueth_ring_desc_ga(&p->rx, p->rx.tail));
+	eth_write_ptr(p, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_CURDESC,
+		      eth_ring_desc_ga(&p->tx, p->tx.tail));
+	eth_write_ptr(p, EUSRV_AXIDMA_S2MM + EUSRV_AXIDMA_CURDESC,
+		      eth_ring_desc_ga(&p->rx, p->rx.tail));
 	spin_lock_irqsave(&p->cr_lock, flags);
-	for (i = 0; i < EUETH_NR_CH; i++) {
+	for (i = 0; i < ETH_NR_CH; i++) {
 		p->ch[i].masked = false;
-		eueth_cr_write(p, &p->ch[i]);
+		eth_cr_write(p, &p->ch[i]);
 	}
 	spin_unlock_irqrestore(&p->cr_lock, flags);
 	if (p->rx.head != p->rx.tail)
-		eueth_write_tail(p, EUETH_RX, eueth_ring_desc_ga(&p->rx, p->rx.head - 1));
+		eth_write_tail(p, ETH_RX, eth_ring_desc_ga(&p->rx, p->rx.head - 1));
 	if (p->tx.head != p->tx.tail)
-		eueth_write_tail(p, EUETH_TX, eueth_ring_desc_ga(&p->tx, p->tx.head - 1));
+		eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, p->tx.head - 1));
 }
 
-static void *eueth_desc_alloc(struct eueth *p, u32 n, dma_addr_t *dma)
+static void *eth_desc_alloc(struct eth_port *p, u32 n, dma_addr_t *dma)
 {
 	void *d = dma_alloc_coherent(p->dev, n * sizeof(struct eusrv_axidma_desc), dma,
 				     GFP_KERNEL);
@@ -146,14 +146,14 @@ static void *eueth_desc_alloc(struct eueth *p, u32 n, dma_addr_t *dma)
 }
 
 /* Both rings at their configured sizes, the RX ring filled; p->lock held. */
-int eueth_rings_alloc(struct eueth *p)
+int eth_rings_alloc(struct eth_port *p)
 {
 	struct eusrv_axidma_desc *txd, *rxd;
 
 	p->tx_buf = kcalloc(p->tx_ring_size, sizeof(*p->tx_buf), GFP_KERNEL);
 	p->rx_buf = kcalloc(p->rx_ring_size, sizeof(*p->rx_buf), GFP_KERNEL);
-	txd = eueth_desc_alloc(p, p->tx_ring_size, &p->tx_desc_dma);
-	rxd = eueth_desc_alloc(p, p->rx_ring_size, &p->rx_desc_dma);
+	txd = eth_desc_alloc(p, p->tx_ring_size, &p->tx_desc_dma);
+	rxd = eth_desc_alloc(p, p->rx_ring_size, &p->rx_desc_dma);
 	if (!p->tx_buf || !p->rx_buf || !txd || !rxd) {
 		if (txd)
 			dma_free_coherent(p->dev, p->tx_ring_size * sizeof(*txd), txd,
@@ -167,26 +167,26 @@ int eueth_rings_alloc(struct eueth *p)
 		p->rx_buf = NULL;
 		return -ENOMEM;
 	}
-	eueth_ring_init(&p->tx, txd, EUSRV_GA(p->node_id, p->tx_desc_dma),
-			p->tx_ring_size);
-	eueth_ring_init(&p->rx, rxd, EUSRV_GA(p->node_id, p->rx_desc_dma),
-			p->rx_ring_size);
-	p->rx_buf_len = eueth_rx_buf_len(p->ndev->mtu);
+	eth_ring_init(&p->tx, txd, EUSRV_GA(p->node_id, p->tx_desc_dma),
+		      p->tx_ring_size);
+	eth_ring_init(&p->rx, rxd, EUSRV_GA(p->node_id, p->rx_desc_dma),
+		      p->rx_ring_size);
+	p->rx_buf_len = eth_rx_buf_len(p->ndev->mtu);
 	p->rx_skip = false;
-	if (!eueth_rx_fill(p, false)) {
-		eueth_rings_free(p);
+	if (!eth_rx_fill(p, false)) {
+		eth_rings_free(p);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
 /* Everything the rings hold freed; the engine is reset.  p->lock held. */
-void eueth_rings_free(struct eueth *p)
+void eth_rings_free(struct eth_port *p)
 {
 	if (!p->tx.desc)
 		return;
-	eueth_tx_drain(p);
-	eueth_rx_drain(p);
+	eth_tx_drain(p);
+	eth_rx_drain(p);
 	dma_free_coherent(p->dev, p->tx.size * sizeof(struct eusrv_axidma_desc),
 			  p->tx.desc, p->tx_desc_dma);
 	dma_free_coherent(p->dev, p->rx.size * sizeof(struct eusrv_axidma_desc),
@@ -199,7 +199,7 @@ void eueth_rings_free(struct eueth *p)
 	p->rx_buf = NULL;
 }
 
-void eueth_schedule_reset(struct eueth *p)
+void eth_schedule_reset(struct eth_port *p)
 {
 	if (READ_ONCE(p->up))
 		schedule_work(&p->reset_work);
@@ -210,46 +210,46 @@ void eueth_schedule_reset(struct eueth *p)
  * timed out).  Stop the data path, reset the engine, drop what was in
  * flight, rebuild both rings and start again.
  */
-void eueth_reset_work(struct work_struct *work)
+void eth_reset_work(struct work_struct *work)
 {
-	struct eueth *p = container_of(work, struct eueth, reset_work);
+	struct eth_port *p = container_of(work, struct eth_port, reset_work);
 	struct net_device *ndev = p->ndev;
 	int i;
 
 	mutex_lock(&p->lock);
 	if (!p->up)
 		goto out;
-	for (i = 0; i < EUETH_NR_CH; i++)
-		p->last_err_sr[i] = eueth_dma_rd(p, p->ch[i].base + EUSRV_AXIDMA_SR);
+	for (i = 0; i < ETH_NR_CH; i++)
+		p->last_err_sr[i] = eth_dma_rd(p, p->ch[i].base + EUSRV_AXIDMA_SR);
 	netdev_warn(ndev, "AXI DMA error (MM2S DMASR %#x, S2MM DMASR %#x): resetting the rings\n",
-		    p->last_err_sr[EUETH_TX], p->last_err_sr[EUETH_RX]);
+		    p->last_err_sr[ETH_TX], p->last_err_sr[ETH_RX]);
 	netif_tx_disable(ndev);
-	for (i = 0; i < EUETH_NR_CH; i++)
+	for (i = 0; i < ETH_NR_CH; i++)
 		disable_irq(p->ch[i].irq);
 	napi_disable(&p->napi);
 
-	if (eueth_dma_reset(p)) {
+	if (eth_dma_reset(p)) {
 		/*
 		 * The engine does not come out of reset: leave the queue
 		 * stopped; the transmit watchdog tries again.
 		 */
 		napi_enable(&p->napi);
-		for (i = 0; i < EUETH_NR_CH; i++)
+		for (i = 0; i < ETH_NR_CH; i++)
 			enable_irq(p->ch[i].irq);
 		goto out;
 	}
-	eueth_tx_drain(p);
-	eueth_rx_drain(p);
-	eueth_ring_init(&p->tx, p->tx.desc, p->tx.ga, p->tx.size);
-	eueth_ring_init(&p->rx, p->rx.desc, p->rx.ga, p->rx.size);
+	eth_tx_drain(p);
+	eth_rx_drain(p);
+	eth_ring_init(&p->tx, p->tx.desc, p->tx.ga, p->tx.size);
+	eth_ring_init(&p->rx, p->rx.desc, p->rx.ga, p->rx.size);
 	p->rx_skip = false;
-	eueth_rx_fill(p, false);
-	eueth_count(p, EUETH_C_DMA_RESETS);
+	eth_rx_fill(p, false);
+	eth_count(p, ETH_C_DMA_RESETS);
 
 	napi_enable(&p->napi);
-	for (i = 0; i < EUETH_NR_CH; i++)
+	for (i = 0; i < ETH_NR_CH; i++)
 		enable_irq(p->ch[i].irq);
-	eueth_dma_start(p);
+	eth_dma_start(p);
 	netif_tx_wake_all_queues(ndev);
 	/* Frames that arrived while the interrupts were off. */
 	local_bh_disable();

@@ -16,8 +16,10 @@
 #include <linux/mod_devicetable.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
+#include <linux/phy.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
+#include <linux/rtnetlink.h>
 
 #include <eusrv/board_hw.h>
 #include <eusrv/vboard.h>
@@ -25,23 +27,23 @@
 #include "eth.h"
 
 /* The AXI DMA compatibles the "eusrv-connected" node may have. */
-static const struct of_device_id eueth_dma_match[] = {
+static const struct of_device_id eth_dma_match[] = {
 	{ .compatible = "xlnx,axi-dma-1.00.a" },
 	{ }
 };
 
 /* ---- Open and stop ----------------------------------------------------- */
 
-static int eueth_request_irqs(struct eueth *p)
+static int eth_request_irqs(struct eth_port *p)
 {
 	int i, ret;
 
-	for (i = 0; i < EUETH_NR_CH; i++) {
-		struct eueth_chan *c = &p->ch[i];
+	for (i = 0; i < ETH_NR_CH; i++) {
+		struct eth_chan *c = &p->ch[i];
 
 		snprintf(c->irq_name, sizeof(c->irq_name), "%s-%s", p->ndev->name,
-			 i == EUETH_TX ? "tx" : "rx");
-		ret = request_irq(c->irq, eueth_dma_irq, 0, c->irq_name, c);
+			 i == ETH_TX ? "tx" : "rx");
+		ret = request_irq(c->irq, eth_dma_irq, 0, c->irq_name, c);
 		if (ret) {
 			netdev_err(p->ndev, "cannot get IRQ %d: %d\n", c->irq, ret);
 			while (i--)
@@ -52,70 +54,70 @@ static int eueth_request_irqs(struct eueth *p)
 	return 0;
 }
 
-static void eueth_free_irqs(struct eueth *p)
+static void eth_free_irqs(struct eth_port *p)
 {
 	int i;
 
-	for (i = 0; i < EUETH_NR_CH; i++)
+	for (i = 0; i < ETH_NR_CH; i++)
 		free_irq(p->ch[i].irq, &p->ch[i]);
 }
 
-static int eueth_open(struct net_device *ndev)
+static int eth_open(struct net_device *ndev)
 {
-	struct eueth *p = netdev_priv(ndev);
+	struct eth_port *p = netdev_priv(ndev);
 	int ret;
 
 	mutex_lock(&p->lock);
-	ret = eueth_dma_reset(p);
+	ret = eth_dma_reset(p);
 	if (ret)
 		goto unlock;
-	ret = eueth_rings_alloc(p);
+	ret = eth_rings_alloc(p);
 	if (ret)
 		goto unlock;
-	ret = eueth_request_irqs(p);
+	ret = eth_request_irqs(p);
 	if (ret)
 		goto free_rings;
 	napi_enable(&p->napi);
 	WRITE_ONCE(p->up, true);
-	eueth_dma_start(p);
+	eth_dma_start(p);
 	mutex_unlock(&p->lock);
 
-	eueth_mac_wr(p, EUSRV_MAC_MTU, ndev->mtu);
-	eueth_mac_set_addr(p, ndev->dev_addr);
-	eueth_mac_update_ctrl(p);
-	eueth_link_start(p);
+	eth_mac_wr(p, EUSRV_MAC_MTU, ndev->mtu);
+	eth_mac_set_addr(p, ndev->dev_addr);
+	eth_mac_update_ctrl(p);
+	eth_link_start(p);
 	netif_start_queue(ndev);
 	return 0;
 
 free_rings:
-	eueth_rings_free(p);
+	eth_rings_free(p);
 unlock:
 	mutex_unlock(&p->lock);
 	return ret;
 }
 
-static int eueth_stop(struct net_device *ndev)
+static int eth_stop(struct net_device *ndev)
 {
-	struct eueth *p = netdev_priv(ndev);
+	struct eth_port *p = netdev_priv(ndev);
 
 	/* Already stopped by a reopen whose restart failed. */
 	if (!p->tx.desc)
 		return 0;
 	netif_tx_disable(ndev);
-	eueth_link_stop(p);
+	eth_link_stop(p);
 	mutex_lock(&p->lock);
 	WRITE_ONCE(p->up, false);
 	mutex_unlock(&p->lock);
 	/* The reset task sees !up from now on and does nothing. */
 	cancel_work_sync(&p->reset_work);
-	eueth_mac_update_ctrl(p);
+	eth_mac_update_ctrl(p);
 
 	mutex_lock(&p->lock);
-	eueth_free_irqs(p);
+	eth_free_irqs(p);
 	napi_disable(&p->napi);
 	/* The engine lets go of the rings before they are freed. */
-	eueth_dma_reset(p);
-	eueth_rings_free(p);
+	eth_dma_reset(p);
+	eth_rings_free(p);
 	mutex_unlock(&p->lock);
 	return 0;
 }
@@ -124,18 +126,18 @@ static int eueth_stop(struct net_device *ndev)
  * Run CHANGE with the interface stopped if it is running, then start it
  * again: ring sizes and the receive buffers' size only apply at open.
  */
-int eueth_reopen(struct net_device *ndev, int (*change)(struct eueth *p, void *arg),
-		 void *arg)
+int eth_reopen(struct net_device *ndev, int (*change)(struct eth_port *p, void *arg),
+	       void *arg)
 {
-	struct eueth *p = netdev_priv(ndev);
+	struct eth_port *p = netdev_priv(ndev);
 	bool running = netif_running(ndev);
 	int ret;
 
 	if (running)
-		eueth_stop(ndev);
+		eth_stop(ndev);
 	ret = change(p, arg);
 	if (running) {
-		int err = eueth_open(ndev);
+		int err = eth_open(ndev);
 
 		if (err) {
 			netdev_err(ndev, "cannot restart after a change: %d\n", err);
@@ -148,56 +150,56 @@ int eueth_reopen(struct net_device *ndev, int (*change)(struct eueth *p, void *a
 
 /* ---- netdev operations ------------------------------------------------- */
 
-static int eueth_set_mtu(struct eueth *p, void *arg)
+static int eth_set_mtu(struct eth_port *p, void *arg)
 {
 	p->ndev->mtu = *(int *)arg;
-	eueth_mac_write(p, EUSRV_MAC_MTU, p->ndev->mtu);
+	eth_mac_write(p, EUSRV_MAC_MTU, p->ndev->mtu);
 	return 0;
 }
 
-static int eueth_change_mtu(struct net_device *ndev, int mtu)
+static int eth_change_mtu(struct net_device *ndev, int mtu)
 {
-	return eueth_reopen(ndev, eueth_set_mtu, &mtu);
+	return eth_reopen(ndev, eth_set_mtu, &mtu);
 }
 
-static int eueth_set_mac_address(struct net_device *ndev, void *addr)
+static int eth_set_mac_address(struct net_device *ndev, void *addr)
 {
-	struct eueth *p = netdev_priv(ndev);
+	struct eth_port *p = netdev_priv(ndev);
 	int ret = eth_mac_addr(ndev, addr);
 
 	if (!ret)
-		eueth_mac_set_addr(p, ndev->dev_addr);
+		eth_mac_set_addr(p, ndev->dev_addr);
 	return ret;
 }
 
-static void eueth_set_rx_mode(struct net_device *ndev)
+static void eth_set_rx_mode(struct net_device *ndev)
 {
-	eueth_mac_update_ctrl(netdev_priv(ndev));
+	eth_mac_update_ctrl(netdev_priv(ndev));
 }
 
-static int eueth_set_features(struct net_device *ndev, netdev_features_t features)
+static int eth_set_features(struct net_device *ndev, netdev_features_t features)
 {
-	struct eueth *p = netdev_priv(ndev);
+	struct eth_port *p = netdev_priv(ndev);
 
 	/* CTRL follows ndev->features, which the core sets after this returns. */
 	ndev->features = features;
-	eueth_mac_update_ctrl(p);
+	eth_mac_update_ctrl(p);
 	return 0;
 }
 
-static void eueth_tx_timeout(struct net_device *ndev, unsigned int txqueue)
+static void eth_tx_timeout(struct net_device *ndev, unsigned int txqueue)
 {
-	struct eueth *p = netdev_priv(ndev);
+	struct eth_port *p = netdev_priv(ndev);
 
 	netdev_warn(ndev, "transmit timed out (MM2S DMASR %#x)\n",
-		    eueth_dma_rd(p, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_SR));
-	eueth_count(p, EUETH_C_TX_TIMEOUT);
-	eueth_schedule_reset(p);
+		    eth_dma_rd(p, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_SR));
+	eth_count(p, ETH_C_TX_TIMEOUT);
+	eth_schedule_reset(p);
 }
 
-static void eueth_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 *s)
+static void eth_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 *s)
 {
-	struct eueth *p = netdev_priv(ndev);
+	struct eth_port *p = netdev_priv(ndev);
 	unsigned int start;
 
 	do {
@@ -211,24 +213,32 @@ static void eueth_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 
 	s->rx_errors = atomic64_read(&p->rx_errors);
 	s->tx_dropped = atomic64_read(&p->tx_dropped);
 	s->tx_errors = atomic64_read(&p->tx_errors);
-	s->rx_length_errors = atomic64_read(&p->cnt[EUETH_C_RX_PART]) +
-			      atomic64_read(&p->cnt[EUETH_C_RX_BAD_LEN]);
+	s->rx_length_errors = atomic64_read(&p->cnt[ETH_C_RX_PART]) +
+			      atomic64_read(&p->cnt[ETH_C_RX_BAD_LEN]);
 	/* Frames the MAC could not deliver for want of a free descriptor. */
-	s->rx_missed_errors = eueth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_NODESC);
-	s->multicast = eueth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_MCAST);
+	s->rx_missed_errors = eth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_NODESC);
+	s->multicast = eth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_MCAST);
 }
 
-static const struct net_device_ops eueth_netdev_ops = {
-	.ndo_open = eueth_open,
-	.ndo_stop = eueth_stop,
-	.ndo_start_xmit = eueth_start_xmit,
-	.ndo_change_mtu = eueth_change_mtu,
-	.ndo_set_mac_address = eueth_set_mac_address,
+/* unregister_netdev(): stopped, still in sysfs. */
+static void eth_uninit(struct net_device *ndev)
+{
+	eth_phy_disconnect(netdev_priv(ndev));
+}
+
+static const struct net_device_ops eth_netdev_ops = {
+	.ndo_uninit = eth_uninit,
+	.ndo_open = eth_open,
+	.ndo_stop = eth_stop,
+	.ndo_start_xmit = eth_start_xmit,
+	.ndo_change_mtu = eth_change_mtu,
+	.ndo_set_mac_address = eth_set_mac_address,
 	.ndo_validate_addr = eth_validate_addr,
-	.ndo_set_rx_mode = eueth_set_rx_mode,
-	.ndo_set_features = eueth_set_features,
-	.ndo_tx_timeout = eueth_tx_timeout,
-	.ndo_get_stats64 = eueth_get_stats64,
+	.ndo_set_rx_mode = eth_set_rx_mode,
+	.ndo_set_features = eth_set_features,
+	.ndo_eth_ioctl = phy_do_ioctl,
+	.ndo_tx_timeout = eth_tx_timeout,
+	.ndo_get_stats64 = eth_get_stats64,
 };
 
 /* ---- Probe and remove -------------------------------------------------- */
@@ -237,7 +247,7 @@ static const struct net_device_ops eueth_netdev_ops = {
  * The node's number, the top byte of the global addresses the engine
  * uses.  Required, so that the NIC does not depend on the mailbox driver.
  */
-static int eueth_node_id(struct eueth *p)
+static int eth_node_id(struct eth_port *p)
 {
 	u32 nodes = EUSRV_MAX_NODES;
 	int ret;
@@ -248,7 +258,7 @@ static int eueth_node_id(struct eueth *p)
 	return ret;
 }
 
-static void eueth_put_dma_dev(void *data)
+static void eth_put_dma_dev(void *data)
 {
 	put_device(data);
 }
@@ -258,23 +268,23 @@ static void eueth_put_dma_dev(void *data)
  * interrupts (MM2S, S2MM) and, on the virtual board, its two kick values.
  * Like Xilinx's AXI Ethernet, the MAC's driver owns the engine.
  */
-static int eueth_connect_dma(struct platform_device *pdev, struct eueth *p)
+static int eth_connect_dma(struct platform_device *pdev, struct eth_port *p)
 {
 	struct fwnode_handle *fw;
 	struct platform_device *dpdev;
 	struct device *ddev;
 	struct resource *res;
-	u32 kick[EUETH_NR_CH];
+	u32 kick[ETH_NR_CH];
 	int i, ret;
 
 	fw = fwnode_find_reference(dev_fwnode(p->dev), "eusrv-connected", 0);
 	if (IS_ERR(fw))
 		return dev_err_probe(p->dev, PTR_ERR(fw), "no eusrv-connected AXI DMA node\n");
-	for (i = 0; eueth_dma_match[i].compatible[0]; i++)
+	for (i = 0; eth_dma_match[i].compatible[0]; i++)
 		if (fwnode_property_match_string(fw, "compatible",
-						 eueth_dma_match[i].compatible) >= 0)
+						 eth_dma_match[i].compatible) >= 0)
 			break;
-	if (!eueth_dma_match[i].compatible[0]) {
+	if (!eth_dma_match[i].compatible[0]) {
 		fwnode_handle_put(fw);
 		return dev_err_probe(p->dev, -ENODEV,
 				     "eusrv-connected node is not an AXI DMA engine\n");
@@ -283,7 +293,7 @@ static int eueth_connect_dma(struct platform_device *pdev, struct eueth *p)
 	fwnode_handle_put(fw);
 	if (!ddev)
 		return dev_err_probe(p->dev, -EPROBE_DEFER, "AXI DMA device not there yet\n");
-	ret = devm_add_action_or_reset(p->dev, eueth_put_dma_dev, ddev);
+	ret = devm_add_action_or_reset(p->dev, eth_put_dma_dev, ddev);
 	if (ret)
 		return ret;
 	p->dma_dev = ddev;
@@ -296,30 +306,30 @@ static int eueth_connect_dma(struct platform_device *pdev, struct eueth *p)
 	p->dma = devm_ioremap_resource(p->dev, res);
 	if (IS_ERR(p->dma))
 		return dev_err_probe(p->dev, PTR_ERR(p->dma), "cannot map AXI DMA %pR\n", res);
-	for (i = 0; i < EUETH_NR_CH; i++) {
+	for (i = 0; i < ETH_NR_CH; i++) {
 		p->ch[i].priv = p;
 		p->ch[i].irq = platform_get_irq(dpdev, i);
 		if (p->ch[i].irq < 0)
 			return dev_err_probe(p->dev, p->ch[i].irq,
 					     "AXI DMA %s: no interrupt %d\n", dev_name(ddev), i);
 	}
-	p->ch[EUETH_TX].base = EUSRV_AXIDMA_MM2S;
-	p->ch[EUETH_TX].vb = EUSRV_AXIDMA_VB_MM2S;
-	p->ch[EUETH_RX].base = EUSRV_AXIDMA_S2MM;
-	p->ch[EUETH_RX].vb = EUSRV_AXIDMA_VB_S2MM;
+	p->ch[ETH_TX].base = EUSRV_AXIDMA_MM2S;
+	p->ch[ETH_TX].vb = EUSRV_AXIDMA_VB_MM2S;
+	p->ch[ETH_RX].base = EUSRV_AXIDMA_S2MM;
+	p->ch[ETH_RX].vb = EUSRV_AXIDMA_VB_S2MM;
 	if (p->kick &&
-	    !fwnode_property_read_u32_array(dev_fwnode(ddev), "eusrv,kick", kick, EUETH_NR_CH)) {
-		p->ch[EUETH_TX].kick_val = kick[EUETH_TX];
-		p->ch[EUETH_RX].kick_val = kick[EUETH_RX];
+	    !fwnode_property_read_u32_array(dev_fwnode(ddev), "eusrv,kick", kick, ETH_NR_CH)) {
+		p->ch[ETH_TX].kick_val = kick[ETH_TX];
+		p->ch[ETH_RX].kick_val = kick[ETH_RX];
 	}
 	return 0;
 }
 
-static int eueth_probe(struct platform_device *pdev)
+static int eth_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	struct net_device *ndev;
-	struct eueth *p;
+	struct eth_port *p;
 	u32 coal;
 	int ret, i;
 
@@ -331,14 +341,12 @@ static int eueth_probe(struct platform_device *pdev)
 	p->ndev = ndev;
 	p->dev = dev;
 	mutex_init(&p->lock);
-	mutex_init(&p->mdio_lock);
 	spin_lock_init(&p->cr_lock);
 	u64_stats_init(&p->syncp);
-	INIT_WORK(&p->reset_work, eueth_reset_work);
-	INIT_DELAYED_WORK(&p->link_work, eueth_link_work);
+	INIT_WORK(&p->reset_work, eth_reset_work);
 	platform_set_drvdata(pdev, p);
 
-	ret = eueth_node_id(p);
+	ret = eth_node_id(p);
 	if (ret)
 		return ret;
 	p->mac = devm_platform_ioremap_resource(pdev, 0);
@@ -347,33 +355,33 @@ static int eueth_probe(struct platform_device *pdev)
 	ret = eusrv_vboard_map_kick(pdev, &p->kick, &p->mac_kick_val);
 	if (ret)
 		return ret;
-	ret = eueth_connect_dma(pdev, p);
+	ret = eth_connect_dma(pdev, p);
 	if (ret)
 		return ret;
 	p->mac_irq = platform_get_irq(pdev, 0);
 	if (p->mac_irq < 0)
 		return p->mac_irq;
-	if (eueth_mac_rd(p, EUSRV_MAC_ID) != EUSRV_MAC_ID_VALUE)
+	if (eth_mac_rd(p, EUSRV_MAC_ID) != EUSRV_MAC_ID_VALUE)
 		return dev_err_probe(dev, -ENODEV, "not a shared-MAC port (id %#x)\n",
-				     eueth_mac_rd(p, EUSRV_MAC_ID));
+				     eth_mac_rd(p, EUSRV_MAC_ID));
 	/* Node-local addresses are 40 bits wide (bits 47:40: the node). */
 	ret = dma_coerce_mask_and_coherent(dev, DMA_BIT_MASK(EUSRV_GA_NODE_SHIFT));
 	if (ret)
 		return dev_err_probe(dev, ret, "no usable DMA mask\n");
 
-	p->mac_clr_seq = eueth_mac_rd(p, EUSRV_MAC_SR_CLR_SEQ);
-	p->mdio_seq = eueth_mac_rd(p, EUSRV_MAC_MDIO_DONE) & EUSRV_MAC_MDIO_DONE_SEQ_MASK;
-	for (i = 0; i < EUETH_NR_CH; i++)
-		p->ch[i].clr_seq = eueth_dma_rd(p, p->ch[i].vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ);
-	eueth_coal_to_cr(EUETH_TX_COAL_FRAMES, EUETH_TX_COAL_USECS, &coal);
-	p->ch[EUETH_TX].coal = coal;
-	eueth_coal_to_cr(EUETH_RX_COAL_FRAMES, EUETH_RX_COAL_USECS, &coal);
-	p->ch[EUETH_RX].coal = coal;
-	p->tx_ring_size = EUETH_TX_RING_DEFAULT;
-	p->rx_ring_size = EUETH_RX_RING_DEFAULT;
+	p->mac_clr_seq = eth_mac_rd(p, EUSRV_MAC_SR_CLR_SEQ);
+	p->mdio_seq = eth_mac_rd(p, EUSRV_MAC_MDIO_DONE) & EUSRV_MAC_MDIO_DONE_SEQ_MASK;
+	for (i = 0; i < ETH_NR_CH; i++)
+		p->ch[i].clr_seq = eth_dma_rd(p, p->ch[i].vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ);
+	eth_coal_to_cr(ETH_TX_COAL_FRAMES, ETH_TX_COAL_USECS, &coal);
+	p->ch[ETH_TX].coal = coal;
+	eth_coal_to_cr(ETH_RX_COAL_FRAMES, ETH_RX_COAL_USECS, &coal);
+	p->ch[ETH_RX].coal = coal;
+	p->tx_ring_size = ETH_TX_RING_DEFAULT;
+	p->rx_ring_size = ETH_RX_RING_DEFAULT;
 
 	/* MTU_MAX comes from the hardware: believe it only within the spec. */
-	p->mtu_max = eueth_mac_rd(p, EUSRV_MAC_MTU_MAX);
+	p->mtu_max = eth_mac_rd(p, EUSRV_MAC_MTU_MAX);
 	if (p->mtu_max < EUSRV_MAC_MTU_DEFAULT || p->mtu_max > EUSRV_MAC_MTU_JUMBO) {
 		dev_warn(dev, "MTU_MAX %u out of range: using %u\n", p->mtu_max,
 			 EUSRV_MAC_MTU_DEFAULT);
@@ -388,27 +396,39 @@ static int eueth_probe(struct platform_device *pdev)
 		eth_hw_addr_random(ndev);
 		dev_warn(dev, "no usable local-mac-address: random %pM\n", ndev->dev_addr);
 	}
-	ndev->netdev_ops = &eueth_netdev_ops;
-	ndev->ethtool_ops = &eueth_ethtool_ops;
+	ndev->netdev_ops = &eth_netdev_ops;
+	ndev->ethtool_ops = &eth_ethtool_ops;
 	ndev->watchdog_timeo = 5 * HZ;
 	ndev->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
 			    NETIF_F_RXCSUM;
 	ndev->features = ndev->hw_features | NETIF_F_HIGHDMA;
-	netif_napi_add_weight(ndev, &p->napi, eueth_poll, EUETH_NAPI_WEIGHT);
+	netif_napi_add_weight(ndev, &p->napi, eth_poll, ETH_NAPI_WEIGHT);
 	/* The port stays disabled until the interface goes up. */
-	eueth_mac_disable(p);
+	eth_mac_disable(p);
 	netif_carrier_off(ndev);
 
-	ret = devm_request_irq(dev, p->mac_irq, eueth_mac_irq, 0, dev_name(dev), p);
+	/* The PHY's bus before the interrupt that tells phylib of link changes. */
+	ret = eth_mdio_register(p);
 	if (ret)
 		goto del_napi;
-	strscpy(ndev->name, EUETH_IFNAME, sizeof(ndev->name));
-	ret = register_netdev(ndev);
+	ret = devm_request_irq(dev, p->mac_irq, eth_mac_irq, 0, dev_name(dev), p);
+	if (ret)
+		goto del_napi;
+	strscpy(ndev->name, ETH_IFNAME, sizeof(ndev->name));
+	/* Nobody opens the interface before its PHY is attached. */
+	rtnl_lock();
+	ret = register_netdevice(ndev);
+	if (!ret) {
+		ret = eth_phy_connect(p);
+		if (ret)
+			unregister_netdevice(ndev);
+	}
+	rtnl_unlock();
 	if (ret) {
 		dev_err_probe(dev, ret, "cannot register the netdev\n");
 		goto del_napi;
 	}
-	ret = eueth_procfs_add(p);
+	ret = eth_procfs_add(p);
 	if (ret)
 		netdev_warn(ndev, "no /proc/eusrv-eth/%s: %d\n", ndev->name, ret);
 	netdev_info(ndev, "node %u, MAC %pM, AXI DMA %s, TX %u / RX %u descriptors, MTU up to %u\n",
@@ -421,60 +441,59 @@ del_napi:
 	return ret;
 }
 
-static int eueth_remove(struct platform_device *pdev)
+static int eth_remove(struct platform_device *pdev)
 {
-	struct eueth *p = platform_get_drvdata(pdev);
+	struct eth_port *p = platform_get_drvdata(pdev);
 
-	eueth_procfs_remove(p);
+	eth_procfs_remove(p);
 	unregister_netdev(p->ndev);
 	cancel_work_sync(&p->reset_work);
-	cancel_delayed_work_sync(&p->link_work);
 	netif_napi_del(&p->napi);
-	eueth_mac_disable(p);
+	eth_mac_disable(p);
 	return 0;
 }
 
-static const struct of_device_id eueth_of_match[] = {
+static const struct of_device_id eth_of_match[] = {
 	{ .compatible = "eusrv,eusrv-ethernet-1.00.a" },
 	{ }
 };
-MODULE_DEVICE_TABLE(of, eueth_of_match);
+MODULE_DEVICE_TABLE(of, eth_of_match);
 
-static const struct platform_device_id eueth_ids[] = {
+static const struct platform_device_id eth_ids[] = {
 	{ .name = "eusrv-eth" },
 	{ }
 };
-MODULE_DEVICE_TABLE(platform, eueth_ids);
+MODULE_DEVICE_TABLE(platform, eth_ids);
 
-static struct platform_driver eueth_driver = {
+static struct platform_driver eth_driver = {
 	.driver = {
-		.name = EUETH_DRV_NAME,
-		.of_match_table = eueth_of_match,
+		.name = ETH_DRV_NAME,
+		.of_match_table = eth_of_match,
 	},
-	.id_table = eueth_ids,
-	.probe = eueth_probe,
-	.remove = eueth_remove,
+	.id_table = eth_ids,
+	.probe = eth_probe,
+	.remove = eth_remove,
 };
 
-static int __init eueth_init(void)
+static int __init eth_init(void)
 {
-	int ret = eueth_procfs_init();
+	int ret = eth_procfs_init();
 
 	if (ret)
 		return ret;
-	ret = platform_driver_register(&eueth_driver);
+	ret = platform_driver_register(&eth_driver);
 	if (ret)
-		eueth_procfs_exit();
+		eth_procfs_exit();
 	return ret;
 }
-module_init(eueth_init);
+module_init(eth_init);
 
-static void __exit eueth_exit(void)
+static void __exit eth_exit(void)
 {
-	platform_driver_unregister(&eueth_driver);
-	eueth_procfs_exit();
+	platform_driver_unregister(&eth_driver);
+	eth_procfs_exit();
 }
-module_exit(eueth_exit);
+module_exit(eth_exit);
 
 MODULE_DESCRIPTION("EUROSERVER shared 10 GbE NIC port (AXI DMA)");
 MODULE_LICENSE("GPL");

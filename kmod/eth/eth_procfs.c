@@ -15,37 +15,37 @@
 #include "eth.h"
 #include "eth_regs.h"
 
-#define EUETH_PROC_ROOT		"eusrv-eth"
+#define ETH_PROC_ROOT		"eusrv-eth"
 
-#define EUETH_PROC_NAME_MAX	32
+#define ETH_PROC_NAME_MAX	32
 
-struct eueth_proc_file {
-	struct eueth *p;
-	struct eueth_reg reg;
-	char name[EUETH_PROC_NAME_MAX];
+struct eth_proc_file {
+	struct eth_port *p;
+	struct eth_reg reg;
+	char name[ETH_PROC_NAME_MAX];
 };
 
-#define EUETH_NR_PROC_FILES	(EUETH_NR_REGS + EUETH_NR_CNT_FILES)
+#define ETH_NR_PROC_FILES	(ETH_NR_REGS + ETH_NR_CNT_FILES)
 
-static struct proc_dir_entry *eueth_proc_root;
+static struct proc_dir_entry *eth_proc_root;
 
-static ssize_t eueth_proc_read(struct file *file, char __user *ubuf, size_t count,
-			       loff_t *ppos)
+static ssize_t eth_proc_read(struct file *file, char __user *ubuf, size_t count,
+			     loff_t *ppos)
 {
-	const struct eueth_proc_file *f = pde_data(file_inode(file));
-	const struct eueth_reg *r = &f->reg;
+	const struct eth_proc_file *f = pde_data(file_inode(file));
+	const struct eth_reg *r = &f->reg;
 	char buf[32];
 	int len, v;
 
 	switch (r->kind) {
-	case EUETH_REG_MAC32:
-		len = scnprintf(buf, sizeof(buf), "0x%08x\n", eueth_mac_rd(f->p, r->off));
+	case ETH_REG_MAC32:
+		len = scnprintf(buf, sizeof(buf), "0x%08x\n", eth_mac_rd(f->p, r->off));
 		break;
-	case EUETH_REG_MAC64:
-		len = scnprintf(buf, sizeof(buf), "%llu\n", eueth_mac_rd64(f->p, r->off));
+	case ETH_REG_MAC64:
+		len = scnprintf(buf, sizeof(buf), "%llu\n", eth_mac_rd64(f->p, r->off));
 		break;
 	default:
-		v = eueth_mdio_read(f->p, r->devad, r->off);
+		v = eth_phy_read(f->p, r->devad, r->off);
 		if (v < 0)
 			return v;
 		len = scnprintf(buf, sizeof(buf), "0x%04x\n", v);
@@ -54,12 +54,12 @@ static ssize_t eueth_proc_read(struct file *file, char __user *ubuf, size_t coun
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
 
-static ssize_t eueth_proc_write(struct file *file, const char __user *ubuf,
-				size_t count, loff_t *ppos)
+static ssize_t eth_proc_write(struct file *file, const char __user *ubuf,
+			      size_t count, loff_t *ppos)
 {
-	const struct eueth_proc_file *f = pde_data(file_inode(file));
-	const struct eueth_reg *r = &f->reg;
-	char buf[EUETH_PROC_WRITE_MAX];
+	const struct eth_proc_file *f = pde_data(file_inode(file));
+	const struct eth_reg *r = &f->reg;
+	char buf[ETH_PROC_WRITE_MAX];
 	u32 val;
 	int ret;
 
@@ -67,13 +67,13 @@ static ssize_t eueth_proc_write(struct file *file, const char __user *ubuf,
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
-	ret = eueth_reg_parse(r, buf, count, &val);
+	ret = eth_reg_parse(r, buf, count, &val);
 	if (ret)
 		return ret;
-	if (r->kind == EUETH_REG_MAC32) {
-		eueth_mac_write(f->p, r->off, val);
-	} else if (r->kind == EUETH_REG_PHY) {
-		ret = eueth_mdio_write(f->p, r->devad, r->off, val);
+	if (r->kind == ETH_REG_MAC32) {
+		eth_mac_write(f->p, r->off, val);
+	} else if (r->kind == ETH_REG_PHY) {
+		ret = eth_phy_write(f->p, r->devad, r->off, val);
 		if (ret)
 			return ret;
 	} else {
@@ -83,49 +83,49 @@ static ssize_t eueth_proc_write(struct file *file, const char __user *ubuf,
 	return count;
 }
 
-static const struct proc_ops eueth_proc_ops = {
-	.proc_read = eueth_proc_read,
-	.proc_write = eueth_proc_write,
+static const struct proc_ops eth_proc_ops = {
+	.proc_read = eth_proc_read,
+	.proc_write = eth_proc_write,
 	.proc_lseek = default_llseek,
 };
 
 /* The registers of eth_regs.h, then the counters of every set. */
-static void eueth_proc_file_init(struct eueth *p, struct eueth_proc_file *f,
-				 unsigned int i)
+static void eth_proc_file_init(struct eth_port *p, struct eth_proc_file *f,
+			       unsigned int i)
 {
 	f->p = p;
-	if (i < EUETH_NR_REGS) {
-		f->reg = eueth_regs[i];
+	if (i < ETH_NR_REGS) {
+		f->reg = eth_regs[i];
 	} else {
-		unsigned int set = (i - EUETH_NR_REGS) / EUSRV_MAC_STATS_COUNT;
-		unsigned int cnt = (i - EUETH_NR_REGS) % EUSRV_MAC_STATS_COUNT;
+		unsigned int set = (i - ETH_NR_REGS) / EUSRV_MAC_STATS_COUNT;
+		unsigned int cnt = (i - ETH_NR_REGS) % EUSRV_MAC_STATS_COUNT;
 
-		snprintf(f->name, sizeof(f->name), "%s_%s", eueth_cnt_sets[set].prefix,
-			 eueth_cnt_regs[cnt]);
+		snprintf(f->name, sizeof(f->name), "%s_%s", eth_cnt_sets[set].prefix,
+			 eth_cnt_regs[cnt]);
 		f->reg.name = f->name;
-		f->reg.kind = EUETH_REG_MAC64;
-		f->reg.off = eueth_cnt_sets[set].base + 8 * cnt;
+		f->reg.kind = ETH_REG_MAC64;
+		f->reg.off = eth_cnt_sets[set].base + 8 * cnt;
 	}
 }
 
-int eueth_procfs_add(struct eueth *p)
+int eth_procfs_add(struct eth_port *p)
 {
 	unsigned int i;
 
-	if (!eueth_proc_root)
+	if (!eth_proc_root)
 		return -ENOENT;
-	p->proc_files = kcalloc(EUETH_NR_PROC_FILES, sizeof(*p->proc_files), GFP_KERNEL);
+	p->proc_files = kcalloc(ETH_NR_PROC_FILES, sizeof(*p->proc_files), GFP_KERNEL);
 	if (!p->proc_files)
 		return -ENOMEM;
-	p->proc_dir = proc_mkdir(p->ndev->name, eueth_proc_root);
+	p->proc_dir = proc_mkdir(p->ndev->name, eth_proc_root);
 	if (!p->proc_dir)
 		goto fail;
-	for (i = 0; i < EUETH_NR_PROC_FILES; i++) {
-		struct eueth_proc_file *f = &p->proc_files[i];
+	for (i = 0; i < ETH_NR_PROC_FILES; i++) {
+		struct eth_proc_file *f = &p->proc_files[i];
 
-		eueth_proc_file_init(p, f, i);
+		eth_proc_file_init(p, f, i);
 		if (!proc_create_data(f->reg.name, f->reg.wmask ? 0644 : 0444,
-				      p->proc_dir, &eueth_proc_ops, f))
+				      p->proc_dir, &eth_proc_ops, f))
 			goto fail;
 	}
 	return 0;
@@ -138,7 +138,7 @@ fail:
 }
 
 /* Waits for readers and writers in progress, so the state can go. */
-void eueth_procfs_remove(struct eueth *p)
+void eth_procfs_remove(struct eth_port *p)
 {
 	proc_remove(p->proc_dir);
 	p->proc_dir = NULL;
@@ -146,14 +146,14 @@ void eueth_procfs_remove(struct eueth *p)
 	p->proc_files = NULL;
 }
 
-int eueth_procfs_init(void)
+int eth_procfs_init(void)
 {
-	eueth_proc_root = proc_mkdir(EUETH_PROC_ROOT, NULL);
-	return eueth_proc_root ? 0 : -ENOMEM;
+	eth_proc_root = proc_mkdir(ETH_PROC_ROOT, NULL);
+	return eth_proc_root ? 0 : -ENOMEM;
 }
 
-void eueth_procfs_exit(void)
+void eth_procfs_exit(void)
 {
-	proc_remove(eueth_proc_root);
-	eueth_proc_root = NULL;
+	proc_remove(eth_proc_root);
+	eth_proc_root = NULL;
 }

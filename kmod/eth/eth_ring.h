@@ -21,21 +21,21 @@
 #include <eusrv/axidma_hw.h>
 
 /* Ring sizes in descriptors (ethtool -g/-G); powers of two. */
-#define EUETH_TX_RING_DEFAULT	64U
-#define EUETH_RX_RING_DEFAULT	128U
-#define EUETH_TX_RING_MIN	32U	/* room for a frame of the most fragments */
-#define EUETH_RX_RING_MIN	8U
-#define EUETH_RING_MAX		1024U
+#define ETH_TX_RING_DEFAULT	64U
+#define ETH_RX_RING_DEFAULT	128U
+#define ETH_TX_RING_MIN	32U	/* room for a frame of the most fragments */
+#define ETH_RX_RING_MIN	8U
+#define ETH_RING_MAX		1024U
 
 /* Coalescing (ethtool -c/-C): frames per interrupt and the delay timer. */
-#define EUETH_COAL_FRAMES_MAX	255U	/* IRQThreshold is 8 bits, 0 invalid */
-#define EUETH_COAL_DELAY_MAX	255U	/* IRQDelay is 8 bits, 0 = off */
-#define EUETH_COAL_USECS_MAX	(EUETH_COAL_DELAY_MAX * EUSRV_AXIDMA_DELAY_TICK_NS / 1000U)
+#define ETH_COAL_FRAMES_MAX	255U	/* IRQThreshold is 8 bits, 0 invalid */
+#define ETH_COAL_DELAY_MAX	255U	/* IRQDelay is 8 bits, 0 = off */
+#define ETH_COAL_USECS_MAX	(ETH_COAL_DELAY_MAX * EUSRV_AXIDMA_DELAY_TICK_NS / 1000U)
 
 /* Ethernet header, for the receive length check (no dependency on netdev). */
-#define EUETH_HDR_LEN		14U
+#define ETH_HDR_LEN		14U
 
-struct eueth_ring {
+struct eth_ring {
 	struct eusrv_axidma_desc *desc;	/* SIZE descriptors, 64-byte aligned */
 	u64 ga;				/* global address of desc[0] */
 	u32 size;			/* a power of two */
@@ -43,24 +43,24 @@ struct eueth_ring {
 	u32 tail;			/* oldest slot handed over (free-running) */
 };
 
-static inline u32 eueth_ring_slot(const struct eueth_ring *r, u32 idx)
+static inline u32 eth_ring_slot(const struct eth_ring *r, u32 idx)
 {
 	return idx & (r->size - 1);
 }
 
-static inline u64 eueth_ring_desc_ga(const struct eueth_ring *r, u32 idx)
+static inline u64 eth_ring_desc_ga(const struct eth_ring *r, u32 idx)
 {
-	return r->ga + (u64)eueth_ring_slot(r, idx) * sizeof(struct eusrv_axidma_desc);
+	return r->ga + (u64)eth_ring_slot(r, idx) * sizeof(struct eusrv_axidma_desc);
 }
 
 static inline struct eusrv_axidma_desc *
-eueth_ring_desc(const struct eueth_ring *r, u32 idx)
+eth_ring_desc(const struct eth_ring *r, u32 idx)
 {
-	return &r->desc[eueth_ring_slot(r, idx)];
+	return &r->desc[eth_ring_slot(r, idx)];
 }
 
 /* Descriptors handed over and not yet taken back. */
-static inline u32 eueth_ring_used(const struct eueth_ring *r)
+static inline u32 eth_ring_used(const struct eth_ring *r)
 {
 	return r->head - r->tail;
 }
@@ -71,9 +71,9 @@ static inline u32 eueth_ring_used(const struct eueth_ring *r)
  * handing over the whole ring would write the same TAILDESC again.  0 when
  * the counters are impossible.
  */
-static inline u32 eueth_ring_free(const struct eueth_ring *r)
+static inline u32 eth_ring_free(const struct eth_ring *r)
 {
-	u32 used = eueth_ring_used(r);
+	u32 used = eth_ring_used(r);
 
 	return used >= r->size - 1 ? 0 : r->size - 1 - used;
 }
@@ -82,7 +82,7 @@ static inline u32 eueth_ring_free(const struct eueth_ring *r)
  * A ring size request from ethtool: rounded up to a power of two, or 0 if
  * it lies outside [MIN, MAX].
  */
-static inline u32 eueth_ring_size(u32 req, u32 min, u32 max)
+static inline u32 eth_ring_size(u32 req, u32 min, u32 max)
 {
 	if (req < min || req > max)
 		return 0;
@@ -93,8 +93,8 @@ static inline u32 eueth_ring_size(u32 req, u32 min, u32 max)
  * Link SIZE descriptors at DESC (global address GA, 64-byte aligned) in a
  * circle, everything else zero: no buffer, length 0, not completed.
  */
-static inline void eueth_ring_init(struct eueth_ring *r, struct eusrv_axidma_desc *desc,
-				   u64 ga, u32 size)
+static inline void eth_ring_init(struct eth_ring *r, struct eusrv_axidma_desc *desc,
+				 u64 ga, u32 size)
 {
 	u32 i;
 
@@ -117,8 +117,8 @@ static inline void eueth_ring_init(struct eueth_ring *r, struct eusrv_axidma_des
  * carries SOF/EOF on transmit.  STATUS is written 0: the engine takes a
  * descriptor with Cmplt set for a stale one.
  */
-static inline void eueth_desc_fill(struct eusrv_axidma_desc *d, u64 buf, u32 len,
-				   u32 flags)
+static inline void eth_desc_fill(struct eusrv_axidma_desc *d, u64 buf, u32 len,
+				 u32 flags)
 {
 	d->buf = cpu_to_le32(lower_32_bits(buf));
 	d->buf_msb = cpu_to_le32(upper_32_bits(buf));
@@ -129,7 +129,7 @@ static inline void eueth_desc_fill(struct eusrv_axidma_desc *d, u64 buf, u32 len
 }
 
 /* A descriptor taken back: no length, so a stray resume cannot run into it. */
-static inline void eueth_desc_clear(struct eusrv_axidma_desc *d)
+static inline void eth_desc_clear(struct eusrv_axidma_desc *d)
 {
 	d->ctrl = 0;
 }
@@ -139,7 +139,7 @@ static inline void eueth_desc_clear(struct eusrv_axidma_desc *d)
  * skb_checksum_start_offset(), OFFSET = skb->csum_offset.  False if the
  * offsets do not fit the 16-bit fields.
  */
-static inline bool eueth_tx_csum_app1(u32 start, u32 offset, u32 *app1)
+static inline bool eth_tx_csum_app1(u32 start, u32 offset, u32 *app1)
 {
 	u32 insert = start + offset;
 
@@ -150,30 +150,30 @@ static inline bool eueth_tx_csum_app1(u32 start, u32 offset, u32 *app1)
 	return true;
 }
 
-enum eueth_tx_done {
-	EUETH_TX_BUSY,		/* not completed yet */
-	EUETH_TX_OK,
-	EUETH_TX_ERROR,		/* an error bit, or a length the driver did not ask for */
+enum eth_tx_done {
+	ETH_TX_BUSY,		/* not completed yet */
+	ETH_TX_OK,
+	ETH_TX_ERROR,		/* an error bit, or a length the driver did not ask for */
 };
 
 /* What STATUS says about a transmit descriptor filled with CTRL. */
-static inline enum eueth_tx_done eueth_tx_status(u32 status, u32 ctrl)
+static inline enum eth_tx_done eth_tx_status(u32 status, u32 ctrl)
 {
 	if (!(status & EUSRV_AXIDMA_ST_CMPLT))
-		return EUETH_TX_BUSY;
+		return ETH_TX_BUSY;
 	if (status & EUSRV_AXIDMA_ST_ERR)
-		return EUETH_TX_ERROR;
+		return ETH_TX_ERROR;
 	if ((status & EUSRV_AXIDMA_MAX_LEN) != (ctrl & EUSRV_AXIDMA_MAX_LEN))
-		return EUETH_TX_ERROR;
-	return EUETH_TX_OK;
+		return ETH_TX_ERROR;
+	return ETH_TX_OK;
 }
 
-enum eueth_rx_done {
-	EUETH_RX_BUSY,		/* not completed yet */
-	EUETH_RX_OK,		/* a whole frame of *LEN bytes in this buffer */
-	EUETH_RX_DMA_ERROR,	/* an error bit: the channel halted */
-	EUETH_RX_PART,		/* not SOF and EOF: part of a longer frame */
-	EUETH_RX_BAD_LEN,	/* too short, longer than the buffer, APP4 disagrees */
+enum eth_rx_done {
+	ETH_RX_BUSY,		/* not completed yet */
+	ETH_RX_OK,		/* a whole frame of *LEN bytes in this buffer */
+	ETH_RX_DMA_ERROR,	/* an error bit: the channel halted */
+	ETH_RX_PART,		/* not SOF and EOF: part of a longer frame */
+	ETH_RX_BAD_LEN,	/* too short, longer than the buffer, APP4 disagrees */
 };
 
 /*
@@ -181,37 +181,37 @@ enum eueth_rx_done {
  * buffer of BUF_LEN bytes.  Only single-buffer frames are accepted: the
  * buffers hold MTU + 18 bytes, as much as the MAC lets through.
  */
-static inline enum eueth_rx_done eueth_rx_status(u32 status, u32 app4,
-						 u32 buf_len, u32 *len)
+static inline enum eth_rx_done eth_rx_status(u32 status, u32 app4,
+					     u32 buf_len, u32 *len)
 {
 	u32 n = status & EUSRV_AXIDMA_ST_LEN;
 
 	if (!(status & EUSRV_AXIDMA_ST_CMPLT))
-		return EUETH_RX_BUSY;
+		return ETH_RX_BUSY;
 	if (status & EUSRV_AXIDMA_ST_ERR)
-		return EUETH_RX_DMA_ERROR;
+		return ETH_RX_DMA_ERROR;
 	if ((status & (EUSRV_AXIDMA_ST_RXSOF | EUSRV_AXIDMA_ST_RXEOF)) !=
 	    (EUSRV_AXIDMA_ST_RXSOF | EUSRV_AXIDMA_ST_RXEOF))
-		return EUETH_RX_PART;
-	if (n < EUETH_HDR_LEN || n > buf_len ||
+		return ETH_RX_PART;
+	if (n < ETH_HDR_LEN || n > buf_len ||
 	    (app4 & EUSRV_AXIDMA_APP4_RX_LEN_MASK) != (n & EUSRV_AXIDMA_APP4_RX_LEN_MASK))
-		return EUETH_RX_BAD_LEN;
+		return ETH_RX_BAD_LEN;
 	*len = n;
-	return EUETH_RX_OK;
+	return ETH_RX_OK;
 }
 
 /*
  * Coalescing: FRAMES (1..255) frames per IOC interrupt, and the delay
  * timer USECS (0 = off, else rounded up to whole ticks, at most
- * EUETH_COAL_USECS_MAX) after the last frame that did not reach the
+ * ETH_COAL_USECS_MAX) after the last frame that did not reach the
  * threshold.  Returns DMACR's threshold and delay fields, or -EINVAL.
  */
-static inline int eueth_coal_to_cr(u32 frames, u32 usecs, u32 *cr_bits)
+static inline int eth_coal_to_cr(u32 frames, u32 usecs, u32 *cr_bits)
 {
 	u32 ticks;
 
-	if (!frames || frames > EUETH_COAL_FRAMES_MAX ||
-	    usecs > EUETH_COAL_USECS_MAX)
+	if (!frames || frames > ETH_COAL_FRAMES_MAX ||
+	    usecs > ETH_COAL_USECS_MAX)
 		return -EINVAL;
 	ticks = DIV_ROUND_UP(usecs * 1000U, EUSRV_AXIDMA_DELAY_TICK_NS);
 	*cr_bits = frames << EUSRV_AXIDMA_CR_THRESH_SHIFT | ticks << EUSRV_AXIDMA_CR_DELAY_SHIFT;
@@ -219,7 +219,7 @@ static inline int eueth_coal_to_cr(u32 frames, u32 usecs, u32 *cr_bits)
 }
 
 /* The other way: what a DMACR value means in frames and microseconds. */
-static inline void eueth_cr_to_coal(u32 cr, u32 *frames, u32 *usecs)
+static inline void eth_cr_to_coal(u32 cr, u32 *frames, u32 *usecs)
 {
 	*frames = (cr & EUSRV_AXIDMA_CR_THRESH_MASK) >> EUSRV_AXIDMA_CR_THRESH_SHIFT;
 	*usecs = ((cr & EUSRV_AXIDMA_CR_DELAY_MASK) >> EUSRV_AXIDMA_CR_DELAY_SHIFT) *

@@ -23,30 +23,30 @@
 
 #include "eth.h"
 
-#define EUETH_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
+#define ETH_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
 
-u32 eueth_rx_buf_len(u32 mtu)
+u32 eth_rx_buf_len(u32 mtu)
 {
-	return EUETH_FRAME_MAX(mtu);
+	return ETH_FRAME_MAX(mtu);
 }
 
-static u32 eueth_rx_truesize(u32 buf_len)
+static u32 eth_rx_truesize(u32 buf_len)
 {
-	return SKB_DATA_ALIGN(EUETH_RX_HEADROOM + buf_len) +
+	return SKB_DATA_ALIGN(ETH_RX_HEADROOM + buf_len) +
 	       SKB_DATA_ALIGN(sizeof(struct skb_shared_info));
 }
 
 /* ---- Transmit ---------------------------------------------------------- */
 
-static u32 eueth_tx_free(struct eueth *p)
+static u32 eth_tx_free(struct eth_port *p)
 {
-	/* Pairs with the release of tx.tail in eueth_tx_reclaim(). */
+	/* Pairs with the release of tx.tail in eth_tx_reclaim(). */
 	u32 used = p->tx.head - smp_load_acquire(&p->tx.tail);
 
 	return used >= p->tx.size - 1 ? 0 : p->tx.size - 1 - used;
 }
 
-static void eueth_tx_unmap(struct eueth *p, struct eueth_tx_buf *b)
+static void eth_tx_unmap(struct eth_port *p, struct eth_tx_buf *b)
 {
 	if (b->page)
 		dma_unmap_page(p->dev, b->dma, b->len, DMA_TO_DEVICE);
@@ -56,43 +56,43 @@ static void eueth_tx_unmap(struct eueth *p, struct eueth_tx_buf *b)
 }
 
 /* Put one buffer at ring index IDX. */
-static void eueth_tx_put(struct eueth *p, u32 idx, dma_addr_t dma, u32 len,
-			 bool page, u32 flags)
+static void eth_tx_put(struct eth_port *p, u32 idx, dma_addr_t dma, u32 len,
+		       bool page, u32 flags)
 {
-	struct eueth_tx_buf *b = &p->tx_buf[eueth_ring_slot(&p->tx, idx)];
+	struct eth_tx_buf *b = &p->tx_buf[eth_ring_slot(&p->tx, idx)];
 
 	b->skb = NULL;
 	b->dma = dma;
 	b->len = len;
 	b->page = page;
-	eueth_desc_fill(eueth_ring_desc(&p->tx, idx), EUSRV_GA(p->node_id, dma),
-			len, flags);
+	eth_desc_fill(eth_ring_desc(&p->tx, idx), EUSRV_GA(p->node_id, dma),
+		      len, flags);
 }
 
 /*
  * Hand over what earlier calls left for a later doorbell (xmit_more) when
  * this call, which was to ring it, does not queue a frame.
  */
-static void eueth_tx_flush(struct eueth *p)
+static void eth_tx_flush(struct eth_port *p)
 {
 	if (!netdev_xmit_more() && p->tx.head != READ_ONCE(p->tx.tail))
-		eueth_write_tail(p, EUETH_TX, eueth_ring_desc_ga(&p->tx, p->tx.head - 1));
+		eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, p->tx.head - 1));
 }
 
-netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
+netdev_tx_t eth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
-	struct eueth *p = netdev_priv(ndev);
+	struct eth_port *p = netdev_priv(ndev);
 	unsigned int nfrags = skb_shinfo(skb)->nr_frags, i;
 	u32 head = p->tx.head, n = 0, app0 = 0, app1 = 0, len = skb->len;
 	struct eusrv_axidma_desc *d;
 	dma_addr_t dma;
 	bool ring;
 
-	if (eueth_tx_free(p) < nfrags + 1) {
+	if (eth_tx_free(p) < nfrags + 1) {
 		/* The queue is stopped before this can happen. */
 		netif_stop_queue(ndev);
-		eueth_count(p, EUETH_C_TX_BUSY);
-		eueth_write_tail(p, EUETH_TX, eueth_ring_desc_ga(&p->tx, head - 1));
+		eth_count(p, ETH_C_TX_BUSY);
+		eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, head - 1));
 		return NETDEV_TX_BUSY;
 	}
 	/*
@@ -105,14 +105,14 @@ netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 	 */
 	skb_orphan(skb);
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
-		if (eueth_tx_csum_app1(skb_checksum_start_offset(skb),
-				       skb->csum_offset, &app1)) {
+		if (eth_tx_csum_app1(skb_checksum_start_offset(skb),
+				     skb->csum_offset, &app1)) {
 			app0 = EUSRV_AXIDMA_APP0_TX_CSUM;
-			eueth_count(p, EUETH_C_TX_CSUM);
+			eth_count(p, ETH_C_TX_CSUM);
 		} else if (skb_checksum_help(skb)) {
 			goto drop;
 		} else {
-			eueth_count(p, EUETH_C_TX_CSUM_SW);
+			eth_count(p, ETH_C_TX_CSUM_SW);
 		}
 	}
 
@@ -120,7 +120,7 @@ netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 		dma = dma_map_single(p->dev, skb->data, skb_headlen(skb), DMA_TO_DEVICE);
 		if (dma_mapping_error(p->dev, dma))
 			goto unmap;
-		eueth_tx_put(p, head + n++, dma, skb_headlen(skb), false, EUSRV_AXIDMA_CTRL_SOF);
+		eth_tx_put(p, head + n++, dma, skb_headlen(skb), false, EUSRV_AXIDMA_CTRL_SOF);
 	}
 	for (i = 0; i < nfrags; i++) {
 		const skb_frag_t *frag = &skb_shinfo(skb)->frags[i];
@@ -132,79 +132,79 @@ netdev_tx_t eueth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 		dma = skb_frag_dma_map(p->dev, frag, 0, size, DMA_TO_DEVICE);
 		if (dma_mapping_error(p->dev, dma))
 			goto unmap;
-		eueth_tx_put(p, head + n, dma, size, true, n ? 0 : EUSRV_AXIDMA_CTRL_SOF);
+		eth_tx_put(p, head + n, dma, size, true, n ? 0 : EUSRV_AXIDMA_CTRL_SOF);
 		n++;
 	}
 	if (!n)
 		goto drop;
 
-	d = eueth_ring_desc(&p->tx, head);
+	d = eth_ring_desc(&p->tx, head);
 	d->app[0] = cpu_to_le32(app0);
 	d->app[1] = cpu_to_le32(app1);
-	d = eueth_ring_desc(&p->tx, head + n - 1);
+	d = eth_ring_desc(&p->tx, head + n - 1);
 	d->ctrl |= cpu_to_le32(EUSRV_AXIDMA_CTRL_EOF);
-	p->tx_buf[eueth_ring_slot(&p->tx, head + n - 1)].skb = skb;
+	p->tx_buf[eth_ring_slot(&p->tx, head + n - 1)].skb = skb;
 	skb_tx_timestamp(skb);
 
 	/* Descriptors and bookkeeping before NAPI may see the new head. */
 	smp_store_release(&p->tx.head, head + n);
 	ring = __netdev_tx_sent_queue(netdev_get_tx_queue(ndev, 0), len,
 				      netdev_xmit_more());
-	if (eueth_tx_free(p) < EUETH_TX_MAX_DESC) {
+	if (eth_tx_free(p) < ETH_TX_MAX_DESC) {
 		netif_stop_queue(ndev);
-		/* Pairs with the barrier in eueth_tx_reclaim(). */
+		/* Pairs with the barrier in eth_tx_reclaim(). */
 		smp_mb();
-		if (eueth_tx_free(p) >= EUETH_TX_MAX_DESC)
+		if (eth_tx_free(p) >= ETH_TX_MAX_DESC)
 			netif_start_queue(ndev);
 		else
 			ring = true;
 	}
 	if (ring)
-		eueth_write_tail(p, EUETH_TX, eueth_ring_desc_ga(&p->tx, head + n - 1));
+		eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, head + n - 1));
 	return NETDEV_TX_OK;
 
 unmap:
 	while (n--)
-		eueth_tx_unmap(p, &p->tx_buf[eueth_ring_slot(&p->tx, head + n)]);
-	eueth_count(p, EUETH_C_TX_MAP_ERR);
+		eth_tx_unmap(p, &p->tx_buf[eth_ring_slot(&p->tx, head + n)]);
+	eth_count(p, ETH_C_TX_MAP_ERR);
 drop:
 	atomic64_inc(&p->tx_dropped);
 	dev_kfree_skb_any(skb);
-	eueth_tx_flush(p);
+	eth_tx_flush(p);
 	return NETDEV_TX_OK;
 }
 
 /* Take back completed transmit descriptors, in order. */
-static void eueth_tx_reclaim(struct eueth *p, int budget)
+static void eth_tx_reclaim(struct eth_port *p, int budget)
 {
 	unsigned int pkts = 0, bytes = 0;
-	/* Pairs with the release of tx.head in eueth_start_xmit(). */
+	/* Pairs with the release of tx.head in eth_start_xmit(). */
 	u32 head = smp_load_acquire(&p->tx.head), tail = p->tx.tail;
 
 	while (tail != head) {
-		struct eusrv_axidma_desc *d = eueth_ring_desc(&p->tx, tail);
-		struct eueth_tx_buf *b = &p->tx_buf[eueth_ring_slot(&p->tx, tail)];
+		struct eusrv_axidma_desc *d = eth_ring_desc(&p->tx, tail);
+		struct eth_tx_buf *b = &p->tx_buf[eth_ring_slot(&p->tx, tail)];
 		u32 status = le32_to_cpu(READ_ONCE(d->status));
-		enum eueth_tx_done r = eueth_tx_status(status, le32_to_cpu(d->ctrl));
+		enum eth_tx_done r = eth_tx_status(status, le32_to_cpu(d->ctrl));
 
-		if (r == EUETH_TX_BUSY)
+		if (r == ETH_TX_BUSY)
 			break;
-		if (r == EUETH_TX_ERROR) {
+		if (r == ETH_TX_ERROR) {
 			/* The channel halted; the reset task drops the rest. */
 			if (status & EUSRV_AXIDMA_ST_ERR)
-				eueth_count(p, EUETH_C_TX_DMA_ERR);
+				eth_count(p, ETH_C_TX_DMA_ERR);
 			atomic64_inc(&p->tx_errors);
-			eueth_schedule_reset(p);
+			eth_schedule_reset(p);
 			break;
 		}
-		eueth_tx_unmap(p, b);
+		eth_tx_unmap(p, b);
 		if (b->skb) {
 			pkts++;
 			bytes += b->skb->len;
 			napi_consume_skb(b->skb, budget);
 			b->skb = NULL;
 		}
-		eueth_desc_clear(d);
+		eth_desc_clear(d);
 		tail++;
 	}
 	if (tail == p->tx.tail)
@@ -216,20 +216,20 @@ static void eueth_tx_reclaim(struct eueth *p, int budget)
 	p->tx_packets += pkts;
 	p->tx_bytes += bytes;
 	u64_stats_update_end(&p->syncp);
-	/* Pairs with the barrier in eueth_start_xmit(). */
+	/* Pairs with the barrier in eth_start_xmit(). */
 	smp_mb();
-	if (netif_queue_stopped(p->ndev) && eueth_tx_free(p) >= EUETH_TX_MAX_DESC)
+	if (netif_queue_stopped(p->ndev) && eth_tx_free(p) >= ETH_TX_MAX_DESC)
 		netif_wake_queue(p->ndev);
 }
 
 /* Drop everything on the TX ring; the engine is reset.  p->lock held. */
-void eueth_tx_drain(struct eueth *p)
+void eth_tx_drain(struct eth_port *p)
 {
 	while (p->tx.tail != p->tx.head) {
-		struct eueth_tx_buf *b = &p->tx_buf[eueth_ring_slot(&p->tx, p->tx.tail)];
+		struct eth_tx_buf *b = &p->tx_buf[eth_ring_slot(&p->tx, p->tx.tail)];
 
 		if (b->len)
-			eueth_tx_unmap(p, b);
+			eth_tx_unmap(p, b);
 		if (b->skb) {
 			dev_kfree_skb_any(b->skb);
 			b->skb = NULL;
@@ -247,33 +247,33 @@ void eueth_tx_drain(struct eueth *p)
  * from NAPI (napi_alloc_frag) or from process context.  Returns how many
  * were handed over; the caller moves TAILDESC.
  */
-int eueth_rx_fill(struct eueth *p, bool napi)
+int eth_rx_fill(struct eth_port *p, bool napi)
 {
 	int n = 0;
 
-	p->rx_truesize = eueth_rx_truesize(p->rx_buf_len);
-	while (eueth_ring_free(&p->rx)) {
+	p->rx_truesize = eth_rx_truesize(p->rx_buf_len);
+	while (eth_ring_free(&p->rx)) {
 		u32 idx = p->rx.head;
-		struct eueth_rx_buf *b = &p->rx_buf[eueth_ring_slot(&p->rx, idx)];
+		struct eth_rx_buf *b = &p->rx_buf[eth_ring_slot(&p->rx, idx)];
 		void *data = napi ? napi_alloc_frag(p->rx_truesize) :
 				    netdev_alloc_frag(p->rx_truesize);
 		dma_addr_t dma;
 
 		if (!data) {
-			eueth_count(p, EUETH_C_RX_ALLOC_FAIL);
+			eth_count(p, ETH_C_RX_ALLOC_FAIL);
 			break;
 		}
-		dma = dma_map_single(p->dev, data + EUETH_RX_HEADROOM, p->rx_buf_len,
+		dma = dma_map_single(p->dev, data + ETH_RX_HEADROOM, p->rx_buf_len,
 				     DMA_FROM_DEVICE);
 		if (dma_mapping_error(p->dev, dma)) {
 			skb_free_frag(data);
-			eueth_count(p, EUETH_C_RX_ALLOC_FAIL);
+			eth_count(p, ETH_C_RX_ALLOC_FAIL);
 			break;
 		}
 		b->data = data;
 		b->dma = dma;
-		eueth_desc_fill(eueth_ring_desc(&p->rx, idx), EUSRV_GA(p->node_id, dma),
-				p->rx_buf_len, 0);
+		eth_desc_fill(eth_ring_desc(&p->rx, idx), EUSRV_GA(p->node_id, dma),
+			      p->rx_buf_len, 0);
 		p->rx.head = idx + 1;
 		n++;
 	}
@@ -281,12 +281,12 @@ int eueth_rx_fill(struct eueth *p, bool napi)
 }
 
 /* Free every RX buffer; the engine is reset.  p->lock held. */
-void eueth_rx_drain(struct eueth *p)
+void eth_rx_drain(struct eth_port *p)
 {
 	u32 i;
 
 	for (i = 0; i < p->rx.size; i++) {
-		struct eueth_rx_buf *b = &p->rx_buf[i];
+		struct eth_rx_buf *b = &p->rx_buf[i];
 
 		if (!b->data)
 			continue;
@@ -297,7 +297,7 @@ void eueth_rx_drain(struct eueth *p)
 	p->rx.tail = p->rx.head;
 }
 
-static void eueth_rx_csum(struct eueth *p, struct sk_buff *skb, u32 app2, u32 app3)
+static void eth_rx_csum(struct eth_port *p, struct sk_buff *skb, u32 app2, u32 app3)
 {
 	if (!(p->ndev->features & NETIF_F_RXCSUM) ||
 	    !(app2 & EUSRV_AXIDMA_APP2_RX_CSUM_VALID))
@@ -305,20 +305,20 @@ static void eueth_rx_csum(struct eueth *p, struct sk_buff *skb, u32 app2, u32 ap
 	/* The MAC's sum of the bytes after the Ethernet header (axidma_hw.h). */
 	skb->csum = csum_unfold((__force __sum16)htons(app3 & EUSRV_AXIDMA_APP3_RX_CSUM_MASK));
 	skb->ip_summed = CHECKSUM_COMPLETE;
-	eueth_count(p, EUETH_C_RX_CSUM);
+	eth_count(p, ETH_C_RX_CSUM);
 }
 
-static int eueth_rx(struct eueth *p, int budget)
+static int eth_rx(struct eth_port *p, int budget)
 {
 	unsigned int pkts = 0, bytes = 0;
 	int done = 0;
 
 	while (done < budget && p->rx.tail != p->rx.head) {
 		u32 idx = p->rx.tail;
-		struct eusrv_axidma_desc *d = eueth_ring_desc(&p->rx, idx);
-		struct eueth_rx_buf *b = &p->rx_buf[eueth_ring_slot(&p->rx, idx)];
+		struct eusrv_axidma_desc *d = eth_ring_desc(&p->rx, idx);
+		struct eth_rx_buf *b = &p->rx_buf[eth_ring_slot(&p->rx, idx)];
 		u32 status = le32_to_cpu(READ_ONCE(d->status));
-		enum eueth_rx_done r;
+		enum eth_rx_done r;
 		u32 app2, app3, len = 0;
 		struct sk_buff *skb;
 		void *data;
@@ -327,11 +327,11 @@ static int eueth_rx(struct eueth *p, int budget)
 			break;
 		/* STATUS before the APP words and the data the engine wrote. */
 		dma_rmb();
-		r = eueth_rx_status(status, le32_to_cpu(d->app[4]), p->rx_buf_len, &len);
-		if (r == EUETH_RX_DMA_ERROR) {
-			eueth_count(p, EUETH_C_RX_DMA_ERR);
+		r = eth_rx_status(status, le32_to_cpu(d->app[4]), p->rx_buf_len, &len);
+		if (r == ETH_RX_DMA_ERROR) {
+			eth_count(p, ETH_C_RX_DMA_ERR);
 			atomic64_inc(&p->rx_errors);
-			eueth_schedule_reset(p);
+			eth_schedule_reset(p);
 			break;
 		}
 		app2 = le32_to_cpu(d->app[2]);
@@ -339,7 +339,7 @@ static int eueth_rx(struct eueth *p, int budget)
 		dma_unmap_single(p->dev, b->dma, p->rx_buf_len, DMA_FROM_DEVICE);
 		data = b->data;
 		b->data = NULL;
-		eueth_desc_clear(d);
+		eth_desc_clear(d);
 		p->rx.tail = idx + 1;
 		done++;
 
@@ -351,12 +351,12 @@ static int eueth_rx(struct eueth *p, int budget)
 			continue;
 		}
 		p->rx_skip = false;
-		if (r != EUETH_RX_OK) {
-			if (r == EUETH_RX_PART) {
-				eueth_count(p, EUETH_C_RX_PART);
+		if (r != ETH_RX_OK) {
+			if (r == ETH_RX_PART) {
+				eth_count(p, ETH_C_RX_PART);
 				p->rx_skip = !(status & EUSRV_AXIDMA_ST_RXEOF);
 			} else {
-				eueth_count(p, EUETH_C_RX_BAD_LEN);
+				eth_count(p, ETH_C_RX_BAD_LEN);
 			}
 			atomic64_inc(&p->rx_errors);
 			skb_free_frag(data);
@@ -364,15 +364,15 @@ static int eueth_rx(struct eueth *p, int budget)
 		}
 		skb = napi_build_skb(data, p->rx_truesize);
 		if (!skb) {
-			eueth_count(p, EUETH_C_RX_NO_SKB);
+			eth_count(p, ETH_C_RX_NO_SKB);
 			atomic64_inc(&p->rx_dropped);
 			skb_free_frag(data);
 			continue;
 		}
-		skb_reserve(skb, EUETH_RX_HEADROOM);
+		skb_reserve(skb, ETH_RX_HEADROOM);
 		skb_put(skb, len);
 		skb->protocol = eth_type_trans(skb, p->ndev);
-		eueth_rx_csum(p, skb, app2, app3);
+		eth_rx_csum(p, skb, app2, app3);
 		pkts++;
 		bytes += len;
 		napi_gro_receive(&p->napi, skb);
@@ -383,52 +383,52 @@ static int eueth_rx(struct eueth *p, int budget)
 		p->rx_bytes += bytes;
 		u64_stats_update_end(&p->syncp);
 	}
-	if (eueth_rx_fill(p, true))
-		eueth_write_tail(p, EUETH_RX, eueth_ring_desc_ga(&p->rx, p->rx.head - 1));
+	if (eth_rx_fill(p, true))
+		eth_write_tail(p, ETH_RX, eth_ring_desc_ga(&p->rx, p->rx.head - 1));
 	/* An empty ring (no memory): stay scheduled and try again. */
 	if (p->rx.head == p->rx.tail)
 		return budget;
 	return done;
 }
 
-int eueth_poll(struct napi_struct *napi, int budget)
+int eth_poll(struct napi_struct *napi, int budget)
 {
-	struct eueth *p = container_of(napi, struct eueth, napi);
+	struct eth_port *p = container_of(napi, struct eth_port, napi);
 	int done, i;
 
-	eueth_tx_reclaim(p, budget);
-	done = budget ? eueth_rx(p, budget) : 0;
+	eth_tx_reclaim(p, budget);
+	done = budget ? eth_rx(p, budget) : 0;
 	if (done < budget && napi_complete_done(napi, done)) {
-		for (i = 0; i < EUETH_NR_CH; i++)
-			eueth_dma_irq_mask(&p->ch[i], false);
+		for (i = 0; i < ETH_NR_CH; i++)
+			eth_dma_irq_mask(&p->ch[i], false);
 	}
 	return done;
 }
 
 /* ---- Interrupts -------------------------------------------------------- */
 
-irqreturn_t eueth_dma_irq(int irq, void *data)
+irqreturn_t eth_dma_irq(int irq, void *data)
 {
-	struct eueth_chan *c = data;
-	struct eueth *p = c->priv;
-	u32 sr = eueth_dma_rd(p, c->base + EUSRV_AXIDMA_SR);
+	struct eth_chan *c = data;
+	struct eth_port *p = c->priv;
+	u32 sr = eth_dma_rd(p, c->base + EUSRV_AXIDMA_SR);
 	u32 irqs = sr & EUSRV_AXIDMA_SR_IRQ_ALL;
 
 	if (!irqs)
 		return IRQ_NONE;
 	/* Write-1-to-clear, virtual-board style: bits, sequence, kick. */
-	eueth_dma_wr(p, c->vb + EUSRV_AXIDMA_VB_SR_CLR, irqs);
-	eueth_dma_wr(p, c->vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ, ++c->clr_seq);
-	eueth_kick(p, c->kick_val);
-	eueth_count(p, c->base == EUSRV_AXIDMA_MM2S ? EUETH_C_IRQ_TX : EUETH_C_IRQ_RX);
+	eth_dma_wr(p, c->vb + EUSRV_AXIDMA_VB_SR_CLR, irqs);
+	eth_dma_wr(p, c->vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ, ++c->clr_seq);
+	eth_kick(p, c->kick_val);
+	eth_count(p, c->base == EUSRV_AXIDMA_MM2S ? ETH_C_IRQ_TX : ETH_C_IRQ_RX);
 
 	if (irqs & EUSRV_AXIDMA_SR_ERR_IRQ) {
-		eueth_count(p, EUETH_C_IRQ_ERR);
-		eueth_schedule_reset(p);
+		eth_count(p, ETH_C_IRQ_ERR);
+		eth_schedule_reset(p);
 	}
 	if ((irqs & (EUSRV_AXIDMA_SR_IOC_IRQ | EUSRV_AXIDMA_SR_DLY_IRQ)) &&
 	    napi_schedule_prep(&p->napi)) {
-		eueth_dma_irq_mask(c, true);
+		eth_dma_irq_mask(c, true);
 		__napi_schedule(&p->napi);
 	}
 	return IRQ_HANDLED;

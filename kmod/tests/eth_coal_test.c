@@ -17,14 +17,14 @@ static void coal_test_map(struct kunit *test)
 {
 	u32 cr = 0, frames = 0, usecs = 0;
 
-	KUNIT_ASSERT_EQ(test, eueth_coal_to_cr(16, 30, &cr), 0);
+	KUNIT_ASSERT_EQ(test, eth_coal_to_cr(16, 30, &cr), 0);
 	KUNIT_EXPECT_EQ(test, (cr & EUSRV_AXIDMA_CR_THRESH_MASK) >> EUSRV_AXIDMA_CR_THRESH_SHIFT,
 			16U);
 	KUNIT_EXPECT_EQ(test, (cr & EUSRV_AXIDMA_CR_DELAY_MASK) >> EUSRV_AXIDMA_CR_DELAY_SHIFT,
 			30U * 1000U / EUSRV_AXIDMA_DELAY_TICK_NS);
 	/* Only the two fields: run, reset and interrupt enables are not touched. */
 	KUNIT_EXPECT_EQ(test, cr & ~(EUSRV_AXIDMA_CR_THRESH_MASK | EUSRV_AXIDMA_CR_DELAY_MASK), 0U);
-	eueth_cr_to_coal(cr | EUSRV_AXIDMA_CR_RS | EUSRV_AXIDMA_CR_IRQEN_ALL, &frames, &usecs);
+	eth_cr_to_coal(cr | EUSRV_AXIDMA_CR_RS | EUSRV_AXIDMA_CR_IRQEN_ALL, &frames, &usecs);
 	KUNIT_EXPECT_EQ(test, frames, 16U);
 	KUNIT_EXPECT_EQ(test, usecs, 30U);
 }
@@ -33,20 +33,20 @@ static void coal_test_limits(struct kunit *test)
 {
 	u32 cr = 0, frames = 0, usecs = 0;
 
-	KUNIT_ASSERT_EQ(test, eueth_coal_to_cr(1, 0, &cr), 0);
+	KUNIT_ASSERT_EQ(test, eth_coal_to_cr(1, 0, &cr), 0);
 	KUNIT_EXPECT_EQ(test, cr, 1U << EUSRV_AXIDMA_CR_THRESH_SHIFT);
-	KUNIT_ASSERT_EQ(test, eueth_coal_to_cr(EUETH_COAL_FRAMES_MAX, EUETH_COAL_USECS_MAX,
-					       &cr), 0);
+	KUNIT_ASSERT_EQ(test, eth_coal_to_cr(ETH_COAL_FRAMES_MAX, ETH_COAL_USECS_MAX,
+					     &cr), 0);
 	KUNIT_EXPECT_EQ(test, cr, EUSRV_AXIDMA_CR_THRESH_MASK | EUSRV_AXIDMA_CR_DELAY_MASK);
-	eueth_cr_to_coal(cr, &frames, &usecs);
+	eth_cr_to_coal(cr, &frames, &usecs);
 	KUNIT_EXPECT_EQ(test, frames, 255U);
-	KUNIT_EXPECT_EQ(test, usecs, EUETH_COAL_USECS_MAX);
+	KUNIT_EXPECT_EQ(test, usecs, ETH_COAL_USECS_MAX);
 	cr = 0x5a5a5a5a;
 	/* IRQThreshold 0 is a programming error on the engine: refused. */
-	KUNIT_EXPECT_EQ(test, eueth_coal_to_cr(0, 10, &cr), -EINVAL);
-	KUNIT_EXPECT_EQ(test, eueth_coal_to_cr(256, 10, &cr), -EINVAL);
-	KUNIT_EXPECT_EQ(test, eueth_coal_to_cr(1, EUETH_COAL_USECS_MAX + 1, &cr), -EINVAL);
-	KUNIT_EXPECT_EQ(test, eueth_coal_to_cr(U32_MAX, U32_MAX, &cr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, eth_coal_to_cr(0, 10, &cr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, eth_coal_to_cr(256, 10, &cr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, eth_coal_to_cr(1, ETH_COAL_USECS_MAX + 1, &cr), -EINVAL);
+	KUNIT_EXPECT_EQ(test, eth_coal_to_cr(U32_MAX, U32_MAX, &cr), -EINVAL);
 	KUNIT_EXPECT_EQ(test, cr, 0x5a5a5a5aU);
 }
 
@@ -54,10 +54,10 @@ static void coal_test_roundtrip(struct kunit *test)
 {
 	u32 f, u, cr, frames, usecs;
 
-	for (f = 1; f <= EUETH_COAL_FRAMES_MAX; f += 17) {
-		for (u = 0; u <= EUETH_COAL_USECS_MAX; u += 5) {
-			KUNIT_ASSERT_EQ(test, eueth_coal_to_cr(f, u, &cr), 0);
-			eueth_cr_to_coal(cr, &frames, &usecs);
+	for (f = 1; f <= ETH_COAL_FRAMES_MAX; f += 17) {
+		for (u = 0; u <= ETH_COAL_USECS_MAX; u += 5) {
+			KUNIT_ASSERT_EQ(test, eth_coal_to_cr(f, u, &cr), 0);
+			eth_cr_to_coal(cr, &frames, &usecs);
 			KUNIT_EXPECT_EQ(test, frames, f);
 			/* Whole ticks: never shorter than asked, less than a tick longer. */
 			KUNIT_EXPECT_GE(test, usecs, u);

@@ -14,22 +14,22 @@
 
 #include "../eth/eth_regs.h"
 
-static const struct eueth_reg *reg(struct kunit *test, const char *name)
+static const struct eth_reg *reg(struct kunit *test, const char *name)
 {
-	const struct eueth_reg *r = eueth_reg_find(eueth_regs, EUETH_NR_REGS, name);
+	const struct eth_reg *r = eth_reg_find(eth_regs, ETH_NR_REGS, name);
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	return r;
 }
 
-static int parse(const struct eueth_reg *r, const char *s, u32 *v)
+static int parse(const struct eth_reg *r, const char *s, u32 *v)
 {
-	return eueth_reg_parse(r, s, strlen(s), v);
+	return eth_reg_parse(r, s, strlen(s), v);
 }
 
 static void regs_test_formats(struct kunit *test)
 {
-	const struct eueth_reg *r = reg(test, "addr_lo");
+	const struct eth_reg *r = reg(test, "addr_lo");
 	u32 v = 0;
 
 	KUNIT_EXPECT_EQ(test, parse(r, "1234", &v), 0);
@@ -43,13 +43,13 @@ static void regs_test_formats(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, parse(r, "4294967295", &v), 0);
 	KUNIT_EXPECT_EQ(test, v, U32_MAX);
 	/* The buffer need not be terminated: only COUNT bytes are read. */
-	KUNIT_EXPECT_EQ(test, eueth_reg_parse(r, "12345", 2, &v), 0);
+	KUNIT_EXPECT_EQ(test, eth_reg_parse(r, "12345", 2, &v), 0);
 	KUNIT_EXPECT_EQ(test, v, 12U);
 }
 
 static void regs_test_malformed(struct kunit *test)
 {
-	const struct eueth_reg *r = reg(test, "addr_lo");
+	const struct eth_reg *r = reg(test, "addr_lo");
 	static const char *const bad[] = {
 		"", "\n", "x", "0x", "12a", "-1", "+-3", "1 2", " 1", "1\n\n",
 		"4294967296", "0x1ffffffff", "1.0", "0xfffffffff",
@@ -61,7 +61,7 @@ static void regs_test_malformed(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, parse(r, bad[i], &v), -EINVAL, "value '%s'", bad[i]);
 	/* Too long for any value, whatever it says. */
 	KUNIT_EXPECT_EQ(test, parse(r, "0000000000000000000000001", &v), -EINVAL);
-	KUNIT_EXPECT_EQ(test, eueth_reg_parse(r, "1", 0, &v), -EINVAL);
+	KUNIT_EXPECT_EQ(test, eth_reg_parse(r, "1", 0, &v), -EINVAL);
 	KUNIT_EXPECT_EQ(test, v, 77U);
 }
 
@@ -111,28 +111,28 @@ static void regs_test_table(struct kunit *test)
 {
 	unsigned int i, j, writable = 0;
 
-	for (i = 0; i < EUETH_NR_REGS; i++) {
-		const struct eueth_reg *r = &eueth_regs[i];
+	for (i = 0; i < ETH_NR_REGS; i++) {
+		const struct eth_reg *r = &eth_regs[i];
 
 		KUNIT_EXPECT_NE(test, strlen(r->name), 0U);
 		for (j = 0; j < i; j++)
-			KUNIT_EXPECT_NE_MSG(test, strcmp(r->name, eueth_regs[j].name), 0,
+			KUNIT_EXPECT_NE_MSG(test, strcmp(r->name, eth_regs[j].name), 0,
 					    "file %s twice", r->name);
 		/* No clash with a counter file, "<set>_<counter>". */
-		for (j = 0; j < ARRAY_SIZE(eueth_cnt_sets); j++) {
-			size_t l = strlen(eueth_cnt_sets[j].prefix);
+		for (j = 0; j < ARRAY_SIZE(eth_cnt_sets); j++) {
+			size_t l = strlen(eth_cnt_sets[j].prefix);
 
-			KUNIT_EXPECT_FALSE(test, !strncmp(r->name, eueth_cnt_sets[j].prefix, l) &&
+			KUNIT_EXPECT_FALSE(test, !strncmp(r->name, eth_cnt_sets[j].prefix, l) &&
 					   r->name[l] == '_');
 		}
-		if (r->kind == EUETH_REG_MAC32) {
+		if (r->kind == ETH_REG_MAC32) {
 			KUNIT_EXPECT_LT(test, r->off, EUSRV_MAC_STATS_PORT);
 			KUNIT_EXPECT_EQ(test, r->off % 4, 0);
 		} else {
-			KUNIT_EXPECT_EQ(test, r->kind, EUETH_REG_PHY);
-			KUNIT_EXPECT_TRUE(test, r->devad == EUETH_MMD_PMA ||
-					  r->devad == EUETH_MMD_PCS ||
-					  r->devad == EUETH_MMD_VEND);
+			KUNIT_EXPECT_EQ(test, r->kind, ETH_REG_PHY);
+			KUNIT_EXPECT_TRUE(test, r->devad == ETH_MMD_PMA ||
+					  r->devad == ETH_MMD_PCS ||
+					  r->devad == ETH_MMD_VEND);
 			KUNIT_EXPECT_LE(test, r->wmask, 0xffffU);
 		}
 		if (r->wmask) {
@@ -142,15 +142,15 @@ static void regs_test_table(struct kunit *test)
 	}
 	/* ctrl, mtu, addr_lo, addr_hi; PMA and PCS control 1, vendor control. */
 	KUNIT_EXPECT_EQ(test, writable, 7U);
-	KUNIT_EXPECT_NULL(test, eueth_reg_find(eueth_regs, EUETH_NR_REGS, "no_such"));
-	KUNIT_EXPECT_EQ(test, EUETH_NR_CNT_FILES, 3 * EUSRV_MAC_STATS_COUNT);
+	KUNIT_EXPECT_NULL(test, eth_reg_find(eth_regs, ETH_NR_REGS, "no_such"));
+	KUNIT_EXPECT_EQ(test, ETH_NR_CNT_FILES, 3 * EUSRV_MAC_STATS_COUNT);
 	/* The counters' names, in the MAC's order: tx_frames at 0, rx_mcast last. */
-	KUNIT_EXPECT_STREQ(test, eueth_cnt_regs[EUSRV_MAC_TX_FRAMES / 8], "tx_frames");
-	KUNIT_EXPECT_STREQ(test, eueth_cnt_regs[EUSRV_MAC_RX_NODESC / 8], "rx_nodesc");
-	KUNIT_EXPECT_STREQ(test, eueth_cnt_regs[EUSRV_MAC_RX_MCAST / 8], "rx_mcast");
+	KUNIT_EXPECT_STREQ(test, eth_cnt_regs[EUSRV_MAC_TX_FRAMES / 8], "tx_frames");
+	KUNIT_EXPECT_STREQ(test, eth_cnt_regs[EUSRV_MAC_RX_NODESC / 8], "rx_nodesc");
+	KUNIT_EXPECT_STREQ(test, eth_cnt_regs[EUSRV_MAC_RX_MCAST / 8], "rx_mcast");
 	for (i = 0; i < EUSRV_MAC_STATS_COUNT; i++)
 		for (j = 0; j < i; j++)
-			KUNIT_EXPECT_NE(test, strcmp(eueth_cnt_regs[i], eueth_cnt_regs[j]), 0);
+			KUNIT_EXPECT_NE(test, strcmp(eth_cnt_regs[i], eth_cnt_regs[j]), 0);
 }
 
 static struct kunit_case regs_test_cases[] = {

@@ -15,9 +15,10 @@ busybox=/bin/busybox
 	exit 1
 }
 
-# The modules that mount the host root, with their dependencies first, in
-# the order modprobe would load them.
-wanted="virtio_pci virtio_net 9pnet_virtio 9p overlay"
+# The modules that mount the host root, and phylib's that eusrv_eth needs
+# (node-init insmods the project's modules, which resolves no dependency),
+# with their dependencies first, in the order modprobe would load them.
+wanted="virtio_pci virtio_net 9pnet_virtio 9p overlay libphy mdio_devres"
 files=
 for m in $wanted; do
 	deps=$(modprobe -d "$kdir" -S "$abi" --show-depends "$m") || {

@@ -3,7 +3,8 @@
 # outside host, then on four: link and addresses, ping and TCP/UDP both
 # ways, every ethtool option on the live interface checked against the
 # model's registers (ethtool -d, procfs), procfs reads and writes with bad
-# input, carrier from the PHY, DMA errors recovered, RX ring exhaustion,
+# input, carrier from the PHY, the PHY as a phylib phy_device on the
+# MAC's MDIO bus (sysfs, MII ioctls), DMA errors recovered, RX ring exhaustion,
 # jumbo frames with the data verified, unloading under traffic, and the
 # round-robin scheduler's fairness with four nodes sending to the outside
 # host at once.
@@ -251,6 +252,67 @@ check "node1: carrier drops on the model's cable pull" wait_carrier node1 0
 board model phy-link up >/dev/null
 check "node1: carrier recovers on the model's reconnect" wait_carrier node1 1
 
+# ---- The PHY on the MAC's MDIO bus (phylib) --------------------------------------
+
+build_prog mii-c45
+# The netdev's PHY: a phy_device on the MDIO bus, attached with phylib's
+# generic clause-45 driver.
+phy=$(on node0 "readlink -f /sys/class/net/eusrv0/phydev" | tr -d '\r')
+case $phy in
+/sys/devices/*) ok "node0: /sys/class/net/eusrv0/phydev -> ${phy#/sys/devices/}" ;;
+*) not_ok "node0: /sys/class/net/eusrv0/phydev # '$phy'" ;;
+esac
+check "the PHY is an MDIO device (/sys/bus/mdio_bus/devices/${phy##*/})" \
+	on node0 "[ -n '$phy' ] && [ \"\$(readlink -f /sys/bus/mdio_bus/devices/${phy##*/})\" = '$phy' ]"
+port=$(on node0 "readlink -f /sys/class/net/eusrv0/device" | tr -d '\r')
+case $phy in
+"$port"/*/*) ok "its MDIO bus is the port's (${phy#"$port"/})" ;;
+*) not_ok "its MDIO bus is the port's # '$phy' not under '$port'" ;;
+esac
+d=$(on node0 "basename \"\$(readlink '$phy/driver')\"" | tr -d '\r')
+[ "$d" = "Generic Clause 45 PHY" ] && ok "the PHY's driver: phylib's $d" ||
+	not_ok "the PHY's driver: phylib's Generic Clause 45 PHY # '$d'"
+check "the PHY's attached_dev is eusrv0" \
+	on node0 "[ \"\$(basename \"\$(readlink '$phy/attached_dev')\")\" = eusrv0 ]"
+check "the PHY's interface: xgmii" on node0 "[ \"\$(cat '$phy/phy_interface')\" = xgmii ]"
+check "ethtool: PHY address 0, fibre" \
+	on node0 "ethtool eusrv0 | grep -q 'PHYAD: 0' && ethtool eusrv0 | grep -q 'Port: FIBRE'"
+a=$(on node0 "$prog eusrv0 phy" | tr -d '\r')
+[ "$a" = 0 ] && ok "SIOCGMIIPHY: the PHY at address 0" || not_ok "SIOCGMIIPHY: the PHY at address 0 # '$a'"
+# reg_ioctl NODE DEVAD REG: a clause-45 register of PHY 0 through SIOCGMIIREG.
+reg_ioctl() {
+	on "$1" "$prog eusrv0 0 $2 $3" 2>/dev/null | tr -d '\r'
+}
+while read -r mmd r want what; do
+	v=$(reg_ioctl node0 "$mmd" "$r")
+	[ "$v" = "$want" ] && ok "SIOCGMIIREG MMD $mmd register $r ($what): $v" ||
+		not_ok "SIOCGMIIREG MMD $mmd register $r ($what) # '$v', not $want"
+done <<'EOF'
+1 2 0x4555 PMA/PMD identifier 1
+1 3 0x5201 PMA/PMD identifier 2
+3 2 0x4555 PCS identifier 1
+3 3 0x5201 PCS identifier 2
+1 5 0x000a PMA/PMD devices in package 1
+1 6 0x4000 PMA/PMD devices in package 2
+1 8 0x8081 PMA/PMD status 2
+EOF
+v=$(reg_ioctl node1 1 1)
+[ $((${v:-0} & 4)) = 4 ] && ok "SIOCGMIIREG on node1: PMA/PMD link status up ($v)" ||
+	not_ok "SIOCGMIIREG on node1: PMA/PMD link status up # '$v'"
+[ "$(reg_ioctl node0 3 32)" = "$(reg node0 phy_pcs_10gbrt_stat1)" ] &&
+	ok "SIOCGMIIREG and procfs read the same PCS 10GBASE-R status" ||
+	not_ok "SIOCGMIIREG and procfs read the same PCS 10GBASE-R status"
+check "SIOCSMIIREG: vendor control LINK_DOWN (MMD 30 register 0)" on node0 "$prog eusrv0 0 30 0 1"
+check "node0: carrier drops (phylib saw the PHY's link go)" wait_carrier node0 0
+check "node1: carrier drops too" wait_carrier node1 0
+check "the kernel log has phylib's link down" on node0 "dmesg | grep -q 'eusrv0: Link is Down'"
+check "SIOCSMIIREG: LINK_DOWN released" on node0 "$prog eusrv0 0 30 0 0"
+check "node0: carrier recovers" wait_carrier node0 1
+check "node1: carrier recovers" wait_carrier node1 1
+check "traffic after the PHY's link came back" on node0 "ping -c 3 -W 5 node1-eth"
+check "SIOCGMIIREG to a PHY address with no PHY reads all ones" \
+	on node0 "[ \"\$($prog eusrv0 5 1 2)\" = 0xffff ]"
+
 # ---- DMA errors ----------------------------------------------------------------
 
 for kind in "mm2s slave" "s2mm decode" "mm2s sg-internal" "s2mm sg-slave"; do
@@ -311,12 +373,15 @@ on node1 "ip link set eusrv0 mtu 1500" >/dev/null
 
 on node0 "(iperf3 -c node1-eth -t 20 </dev/null >/dev/null 2>&1 &); (ping -f node1-eth </dev/null >/dev/null 2>&1 &); sleep 2" >/dev/null
 check "rmmod eusrv_eth while traffic flows" on node0 "rmmod eusrv_eth"
-check "eusrv0 and its procfs directory are gone" on node0 "[ ! -e /sys/class/net/eusrv0 ] && [ ! -e $P ]"
+check "eusrv0, its procfs directory and its PHY are gone" \
+	on node0 "[ ! -e /sys/class/net/eusrv0 ] && [ ! -e $P ] && [ ! -e /sys/bus/mdio_bus/devices/${phy##*/} ]"
 check "no oops or warning in node0's kernel log" \
 	on node0 "! dmesg | grep -E 'Oops|BUG:|WARNING:|general protection|Call Trace'"
 check "insmod eusrv_eth binds the port again" \
 	on node0 "insmod $BUILD/kmod/eusrv_eth.ko && ip addr add 198.19.1.10/24 dev eusrv0 && ip link set eusrv0 up"
 check "node0: carrier after reloading" wait_carrier node0 1
+check "node0: the PHY is attached again" \
+	on node0 "[ \"\$(readlink -f /sys/class/net/eusrv0/phydev)\" = '$phy' ]"
 check "traffic after reloading" on node0 "pkill ping; pkill iperf3; ping -c 3 -W 5 node1-eth"
 
 board stop >/dev/null 2>&1
