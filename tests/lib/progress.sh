@@ -80,8 +80,20 @@ _progress_line() {
 		$(($6 / 60)) $(($6 % 60))
 }
 
-# _progress_report STAGE TOTAL UNIT MEASURE INTERVAL WATCH: the reporter
-# (a background subshell); WATCH is the pid of the shell that started it.
+# _progress_ids: set _self and _pp to the pid and parent pid of the shell
+# that runs it, from the kernel (a subshell's $$ and $PPID are its parent
+# shell's).  The reporter's parent pid changes when the shell that started
+# it is gone: an orphan is handed to another process at once.
+_progress_ids() {
+	read -r _pp </proc/self/stat || return 1
+	_self=${_pp%% *}
+	_pp=${_pp##*) }
+	_pp=${_pp#* }
+	_pp=${_pp%% *}
+}
+
+# _progress_report STAGE TOTAL UNIT MEASURE INTERVAL PARENT: the reporter
+# (a background subshell of the shell whose pid is PARENT).
 _progress_report() {
 	set +eu
 	_pr_tty=
@@ -93,7 +105,7 @@ _progress_report() {
 	trap - INT HUP EXIT
 	_pr_start=$(date +%s)
 	_pr_next=$((_pr_start + $5))
-	while kill -0 "$6" 2>/dev/null; do
+	while _progress_ids && [ "$_pp" = "$6" ]; do
 		# Sleep in the background, so that TERM ends the wait at once.
 		sleep 1 &
 		_pr_sleep=$!
@@ -129,13 +141,12 @@ progress_start() {
 	[ "$_ps_interval" -gt 0 ] 2>/dev/null || return 0
 	for _ps_sig in INT TERM HUP; do
 		# shellcheck disable=SC2064
-		trap "progress_stop; trap - $_ps_sig; kill -s $_ps_sig \${BASHPID:-\$\$}" $_ps_sig
+		trap "progress_stop; trap - $_ps_sig; _progress_ids; kill -s $_ps_sig \$_self" $_ps_sig
 	done
+	_progress_ids || return 0
 	# Not on stdout: a caller's output may be read by a command
 	# substitution, which would wait for the reporter too.
-	# (BASHPID: the pid of a bash subshell; sh has only $$.)
-	# shellcheck disable=SC3028
-	_progress_report "$1" "${2:-0}" "$3" "$4" "$_ps_interval" "${BASHPID:-$$}" \
+	_progress_report "$1" "${2:-0}" "$3" "$4" "$_ps_interval" "$_self" \
 		</dev/null >/dev/null &
 	_progress_pid=$!
 }
