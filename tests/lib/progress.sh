@@ -119,7 +119,7 @@ _progress_report() {
 		_pr_n=${_pr_out%%[!0-9]*}
 		_pr_note=
 		case $_pr_out in *' '*) _pr_note=${_pr_out#* } ;; esac
-		_pr_line=$(_progress_line "$1" "${2:-0}" "$3" "${_pr_n:-0}" \
+		_pr_line=$(_progress_line "$1" "$2" "$3" "${_pr_n:-0}" \
 			"$_pr_note" $((_pr_now - _pr_start)))
 		if [ -n "$_pr_tty" ]; then
 			printf '\r%s\033[K' "$_pr_line" >&2
@@ -144,9 +144,11 @@ progress_start() {
 		trap "progress_stop; trap - $_ps_sig; _progress_ids; kill -s $_ps_sig \$_self" $_ps_sig
 	done
 	_progress_ids || return 0
+	_ps_total=$2
+	case $_ps_total in '' | *[!0-9]*) _ps_total=0 ;; esac
 	# Not on stdout: a caller's output may be read by a command
 	# substitution, which would wait for the reporter too.
-	_progress_report "$1" "${2:-0}" "$3" "$4" "$_ps_interval" "$_self" \
+	_progress_report "$1" "$_ps_total" "$3" "$4" "$_ps_interval" "$_self" \
 		</dev/null >/dev/null &
 	_progress_pid=$!
 }
