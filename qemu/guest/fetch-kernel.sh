@@ -8,6 +8,8 @@
 # uncompressed: QEMU starts it directly at its PVH entry point, which spares
 # every node the BIOS real-mode boot and the xz decompression (~4 s of TCG).
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../../tests/lib/progress.sh"
 
 cache=${EUSRV_CACHE:-$HOME/.cache/eusrv}
 # Whole seconds apt-get may take to download the package.
@@ -43,19 +45,30 @@ flock -w "$LOCK_TIMEOUT" 9 || {
 }
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap 'progress_stop; rm -rf "$tmp"' EXIT
 
 if [ ! -f "$dir/.complete" ]; then
 	echo "fetch-kernel: downloading linux-image-$abi" >&2
+	# Progress: the bytes in $tmp against the package's size.
+	size=$(apt-get --print-uris download "linux-image-$abi" 2>/dev/null |
+		awk 'NR == 1 { print $3 }') || size=
+	progress_start "fetch-kernel: downloading linux-image-$abi" "$size" bytes \
+		"progress_bytes '$tmp'"
 	(cd "$tmp" && timeout "$DOWNLOAD_TIMEOUT" apt-get download -q \
 		"linux-image-$abi" >"$tmp/apt.log" 2>&1) || {
+		progress_stop
 		echo "fetch-kernel: apt-get download linux-image-$abi failed:" >&2
 		tail -n 5 "$tmp/apt.log" >&2
 		exit 1
 	}
+	progress_stop
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	size=$(dpkg-deb -f "$tmp"/linux-image-*.deb Installed-Size 2>/dev/null) || size=
+	progress_start "fetch-kernel: unpacking linux-image-$abi" "$((${size:-0} * 1024))" bytes \
+		"progress_bytes '$dir'"
 	dpkg-deb -x "$tmp"/linux-image-*.deb "$dir"
+	progress_stop
 	depmod -b "$dir" "$abi"
 	echo "$abi" >"$dir/abi"
 	touch "$dir/.complete"
