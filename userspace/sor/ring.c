@@ -25,7 +25,7 @@
  * each other's (as writes of up to PIPE_BUF to a pipe, and as small
  * writes to a TCP socket are in practice).
  */
-#define SOR_SEND_WHOLE	4096U
+#define USOR_SEND_WHOLE	4096U
 
 /* Polls of the ring between clock readings while spinning. */
 #define SPIN_CHECK_EVERY	64
@@ -49,7 +49,7 @@ static inline void cpu_relax(void)
  * (a signal handler interrupting its own copy).  Once contended it is
  * taken with WAITERS, so that its release wakes the next.
  */
-int sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+int usor_ring_lock(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		  uint32_t which)
 {
 	uint32_t *l = &r->hdr->lock;
@@ -79,7 +79,7 @@ int sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 	}
 }
 
-void sor_ring_unlock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+void usor_ring_unlock(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		     uint32_t which)
 {
 	if (__atomic_exchange_n(&r->hdr->lock, 0, __ATOMIC_RELEASE) &
@@ -144,7 +144,7 @@ static void cur_copy(struct cursor *c, unsigned char *mem, size_t n, bool to_iov
 }
 
 /* N bytes of the ring from stream position POS to the cursor. */
-static void ring_to_iov(const struct sor_ring *r, uint32_t pos, uint32_t n,
+static void ring_to_iov(const struct usor_ring *r, uint32_t pos, uint32_t n,
 			struct cursor *c, bool discard)
 {
 	uint32_t off = pos & (r->size - 1);
@@ -158,8 +158,8 @@ static void ring_to_iov(const struct sor_ring *r, uint32_t pos, uint32_t n,
 }
 
 /* Up to N bytes from SRC into the ring at POS: count or negative errno. */
-static ssize_t src_to_ring(struct sor_ring *r, uint32_t pos, uint32_t n,
-			   struct sor_src *src, struct cursor *c, size_t *left)
+static ssize_t src_to_ring(struct usor_ring *r, uint32_t pos, uint32_t n,
+			   struct usor_src *src, struct cursor *c, size_t *left)
 {
 	uint32_t off = pos & (r->size - 1);
 	uint32_t done = 0;
@@ -196,13 +196,13 @@ static ssize_t src_to_ring(struct sor_ring *r, uint32_t pos, uint32_t n,
 
 /* ---- waiting -------------------------------------------------------------- */
 
-static int64_t deadline_of(const struct sor_kops *k, void *ctx, int64_t t)
+static int64_t deadline_of(const struct usor_kops *k, void *ctx, int64_t t)
 {
 	return t < 0 ? -1 : k->now_ns(ctx) + t;
 }
 
 /* Time left to DEADLINE: -1 forever, 0 expired. */
-static int64_t time_left(const struct sor_kops *k, void *ctx, int64_t deadline)
+static int64_t time_left(const struct usor_kops *k, void *ctx, int64_t deadline)
 {
 	int64_t left;
 
@@ -213,7 +213,7 @@ static int64_t time_left(const struct sor_kops *k, void *ctx, int64_t deadline)
 }
 
 /* Spin until *P differs from OLD, FLAGS change, or SPIN_NS pass. */
-static void spin(const struct sor_kops *k, void *ctx, const uint32_t *p,
+static void spin(const struct usor_kops *k, void *ctx, const uint32_t *p,
 		 uint32_t old, const uint32_t *flags, uint32_t oflags,
 		 int64_t spin_ns)
 {
@@ -245,12 +245,12 @@ static void spin(const struct sor_kops *k, void *ctx, const uint32_t *p,
 #define SPIN_FLOOR_NS	5000
 #define SPIN_RETRY	16U
 
-static int64_t spin_budget(struct sor_ring *r, int64_t fixed)
+static int64_t spin_budget(struct usor_ring *r, int64_t fixed)
 {
 	int64_t b;
 	uint32_t n;
 
-	if (fixed != SOR_SPIN_ADAPTIVE)
+	if (fixed != USOR_SPIN_ADAPTIVE)
 		return fixed;
 	b = __atomic_load_n(&r->spin.budget_ns, __ATOMIC_RELAXED);
 	if (b)
@@ -259,12 +259,12 @@ static int64_t spin_budget(struct sor_ring *r, int64_t fixed)
 	return n % SPIN_RETRY ? 0 : 2 * SPIN_FLOOR_NS;
 }
 
-static void spin_learn(struct sor_ring *r, int64_t fixed, int64_t used,
+static void spin_learn(struct usor_ring *r, int64_t fixed, int64_t used,
 		       bool paid)
 {
 	int64_t b;
 
-	if (fixed != SOR_SPIN_ADAPTIVE)
+	if (fixed != USOR_SPIN_ADAPTIVE)
 		return;
 	if (paid)
 		b = used * 2 > SPIN_MAX_NS ? SPIN_MAX_NS :
@@ -274,18 +274,18 @@ static void spin_learn(struct sor_ring *r, int64_t fixed, int64_t used,
 	__atomic_store_n(&r->spin.budget_ns, b, __ATOMIC_RELAXED);
 }
 
-void sor_ring_spin_init(struct sor_ring *r)
+void usor_ring_spin_init(struct usor_ring *r)
 {
 	r->spin.budget_ns = SPIN_START_NS;
 	r->spin.sleeps = 0;
 }
 
-uint32_t sor_ring_readable(const struct sor_ring *rcv)
+uint32_t usor_ring_readable(const struct usor_ring *rcv)
 {
 	return LOAD_ACQ(&rcv->hdr->tail) - LOAD(&rcv->hdr->head);
 }
 
-uint32_t sor_ring_queued(const struct sor_ring *snd)
+uint32_t usor_ring_queued(const struct usor_ring *snd)
 {
 	return LOAD(&snd->hdr->tail) - LOAD_ACQ(&snd->hdr->head);
 }
@@ -297,7 +297,7 @@ uint32_t sor_ring_queued(const struct sor_ring *snd)
  * copy errs on the safe side (less data, less room); one that another
  * process has overtaken is noticed (more than a ring) and read again.
  */
-static uint32_t seen_tail(struct sor_ring *r, uint32_t head, bool fresh)
+static uint32_t seen_tail(struct usor_ring *r, uint32_t head, bool fresh)
 {
 	uint32_t t = __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
 
@@ -309,14 +309,14 @@ static uint32_t seen_tail(struct sor_ring *r, uint32_t head, bool fresh)
 	return t;
 }
 
-void sor_ring_seen_init(struct sor_ring *r)
+void usor_ring_seen_init(struct usor_ring *r)
 {
 	/* The head: nothing known to read (receive), a real head (send). */
 	__atomic_store_n(&r->seen, LOAD_ACQ(&r->hdr->head), __ATOMIC_RELAXED);
 }
 
 /* The send head: read again when the room known is short of WANT. */
-static uint32_t seen_head(struct sor_ring *r, uint32_t tail, uint32_t want)
+static uint32_t seen_head(struct usor_ring *r, uint32_t tail, uint32_t want)
 {
 	uint32_t h = __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
 
@@ -329,15 +329,15 @@ static uint32_t seen_head(struct sor_ring *r, uint32_t tail, uint32_t want)
 
 /* ---- receive -------------------------------------------------------------- */
 
-ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		      const struct iovec *iov, int iovcnt,
-		      const struct sor_xfer *x)
+		      const struct usor_xfer *x)
 {
 	struct eusrv_sor_ring_hdr *h = r->hdr;
-	bool peek = x->flags & SOR_X_PEEK, waitall = x->flags & SOR_X_WAITALL;
-	bool discard = x->flags & SOR_X_TRUNC;
+	bool peek = x->flags & USOR_X_PEEK, waitall = x->flags & USOR_X_WAITALL;
+	bool discard = x->flags & USOR_X_TRUNC;
 	size_t want = iov_total(iov, iovcnt), done = 0;
-	int nonblock = x->flags & SOR_X_DONTWAIT ? 1 : -1;	/* -1: ask */
+	int nonblock = x->flags & USOR_X_DONTWAIT ? 1 : -1;	/* -1: ask */
 	int64_t deadline = -1;
 	bool spun = false, timed = false, fresh = false;
 	struct cursor c;
@@ -346,7 +346,7 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 	if (!want)
 		return 0;
 	cur_init(&c, iov, iovcnt);
-	ret = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+	ret = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 	if (ret)
 		return ret;
 	for (;;) {
@@ -412,7 +412,7 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 		}
 		/* Shut down for reading, here or by another thread meanwhile. */
 		if ((flags & (EUSRV_SOR_RF_EOF | EUSRV_SOR_RF_SHUT)) ||
-		    (x->flags & SOR_X_SHUT_RD)) {
+		    (x->flags & USOR_X_SHUT_RD)) {
 			/* The tail is final once EOF is set: re-check it. */
 			if (LOAD_ACQ(&h->tail) != tail)
 				continue;
@@ -440,11 +440,11 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 
 			spun = true;
 			if (budget > 0) {
-				sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+				usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 				spin(k, ctx, &h->tail, tail, &h->flags, flags, budget);
 				spin_learn(r, x->spin_ns, budget,
 					   LOAD_ACQ(&h->tail) != tail);
-				e = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+				e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 				if (e)
 					return done ? (ssize_t)done : e;
 				continue;
@@ -456,28 +456,28 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			break;
 		}
 		/* Never waiting with the lock held (others may go on meanwhile). */
-		sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+		usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 		e = k->wait(ctx, EUSRV_SOR_W_RECV, false, left, 0, &rev);
 		if (e && e != -ETIMEDOUT)
 			return done ? (ssize_t)done : e;
-		e = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+		e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 		if (e)
 			return done ? (ssize_t)done : e;
 		spun = false;
 	}
-	sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+	usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 	return ret;
 }
 
 /* ---- send ----------------------------------------------------------------- */
 
-ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
-		      struct sor_src *src, const struct sor_xfer *x)
+ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx,
+		      struct usor_src *src, const struct usor_xfer *x)
 {
 	struct eusrv_sor_ring_hdr *h = r->hdr;
 	size_t left = src->fill ? src->limit : iov_total(src->iov, src->iovcnt);
 	size_t done = 0;
-	int nonblock = x->flags & SOR_X_DONTWAIT ? 1 : -1;
+	int nonblock = x->flags & USOR_X_DONTWAIT ? 1 : -1;
 	int64_t deadline = -1;
 	bool spun = false, timed = false;
 	struct cursor c;
@@ -486,10 +486,10 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 
 	if (left > SSIZE_MAX)
 		left = SSIZE_MAX;
-	whole = !src->fill && left <= SOR_SEND_WHOLE && left <= r->size ?
+	whole = !src->fill && left <= USOR_SEND_WHOLE && left <= r->size ?
 		(uint32_t)left : 0;
 	cur_init(&c, src->iov, src->iovcnt);
-	ret = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+	ret = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 	if (ret)
 		return ret;
 	for (;;) {
@@ -567,7 +567,7 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			break;
 		}
 		/* Never waiting with the lock held (others may go on meanwhile). */
-		sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+		usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 		if (x->spin_ns > 0 && !spun) {
 			spun = true;
 			spin(k, ctx, &h->head, LOAD(&h->head), &h->flags, flags,
@@ -579,10 +579,10 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 				return done ? (ssize_t)done : e;
 			spun = false;
 		}
-		e = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+		e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 		if (e)
 			return done ? (ssize_t)done : e;
 	}
-	sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+	usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 	return ret;
 }

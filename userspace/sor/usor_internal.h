@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the parts of the interception core share. */
-#ifndef EUSRV_SOR_INTERNAL_H
-#define EUSRV_SOR_INTERNAL_H
+#ifndef EUSRV_USOR_INTERNAL_H
+#define EUSRV_USOR_INTERNAL_H
 
 #include <limits.h>
 #include <netinet/in.h>
@@ -11,18 +11,18 @@
 #include "fdtab.h"
 #include "peers.h"
 #include "ring.h"
-#include "sor_core.h"
+#include "usor_core.h"
 
 /* Socket options remembered on a connection (values up to 8 bytes). */
-#define SOR_MAX_OPTS	16
+#define USOR_MAX_OPTS	16
 
-struct sor_opt {
+struct usor_opt {
 	uint32_t key;		/* level << 16 | name; 0 free */
 	uint32_t len;
 	uint64_t val;
 };
 
-struct sor_conn {
+struct usor_conn {
 	/* Lifetime (fdtab.c). */
 	unsigned int refs;
 	unsigned int busy;
@@ -31,8 +31,8 @@ struct sor_conn {
 	/* The mapping and the rings. */
 	void *map;
 	unsigned long map_len;
-	struct sor_ring snd;
-	struct sor_ring rcv;
+	struct usor_ring snd;
+	struct usor_ring rcv;
 
 	/* Who: ids, addresses (network order), what the driver said. */
 	uint32_t id, node, peer_node, peer_id;
@@ -41,7 +41,7 @@ struct sor_conn {
 	struct sockaddr_in peer;
 
 	/*
-	 * A non-blocking connect()'s set-up (conn.c): SOR_PEND_*, atomic.
+	 * A non-blocking connect()'s set-up (conn.c): USOR_PEND_*, atomic.
 	 * Until it is over the rings are not mapped and the socket calls go
 	 * to the socket's own descriptor TCP_FD (-1 none), which stays the
 	 * connection's if set-up fails and the driver turns to TCP.
@@ -54,10 +54,10 @@ struct sor_conn {
 	uint64_t tcp_ino;	/* or replace it behind our back */
 
 	/* State kept by the core (atomic). */
-	unsigned int shut;	/* SOR_X_SHUT_RD once shutdown(SHUT_RD) */
+	unsigned int shut;	/* USOR_X_SHUT_RD once shutdown(SHUT_RD) */
 	int64_t rcvtimeo_ns;	/* -1: none */
 	int64_t sndtimeo_ns;
-	struct sor_opt opts[SOR_MAX_OPTS];
+	struct usor_opt opts[USOR_MAX_OPTS];
 };
 
 /*
@@ -67,10 +67,10 @@ struct sor_conn {
  * it as the same socket.  Written by the process that changes it, read
  * (and checked: any process may have written it) on adoption.
  */
-#define SOR_FACE_MAGIC	0x45534f46U	/* "FOSE" */
+#define USOR_FACE_MAGIC	0x45534f46U	/* "FOSE" */
 
-struct sor_face {
-	uint32_t magic;		/* SOR_FACE_MAGIC once complete */
+struct usor_face {
+	uint32_t magic;		/* USOR_FACE_MAGIC once complete */
 	int32_t family;
 	struct sockaddr_in local;
 	struct sockaddr_in peer;
@@ -78,85 +78,85 @@ struct sor_face {
 	uint32_t reserved;
 	int64_t rcvtimeo_ns;
 	int64_t sndtimeo_ns;
-	struct sor_opt opts[SOR_MAX_OPTS];
+	struct usor_opt opts[USOR_MAX_OPTS];
 };
 
-/* The real operations, once sor_set_real() ran. */
-extern const struct sor_real *sor_r;
+/* The real operations, once usor_set_real() ran. */
+extern const struct usor_real *usor_r;
 
 /* Process-wide state (conn.c). */
-struct sor_state {
+struct usor_state {
 	int ctl;		/* control file, -1 none */
 	int node;		/* this node (driver), -1 unknown */
 	int64_t spin_ns;
-	struct sor_peers peers;
+	struct usor_peers peers;
 };
 
 /*
  * The control file and the peers, opened/read on first use: NULL when the
  * driver is not loaded (then everything stays on TCP).
  */
-const struct sor_state *sor_state(void);
+const struct usor_state *usor_state(void);
 /* Quick: the driver is known to be absent (after the first try). */
-bool sor_absent(void);
+bool usor_absent(void);
 
 /* Errors: set errno from a negative errno value and return -1. */
-long sor_fail(long neg_errno);
+long usor_fail(long neg_errno);
 
 /* Keep C's face in its page (after any change of it). */
-void sor_face_save(struct sor_conn *c);
+void usor_face_save(struct usor_conn *c);
 /*
  * FD is a connection this process did not create (inherited across exec,
  * received with SCM_RIGHTS): map it, restore its face, enter it in the
  * table.  Returns it with a reference, or NULL (errno unchanged) when FD
  * is not a connection.
  */
-struct sor_conn *sor_adopt(int fd);
+struct usor_conn *usor_adopt(int fd);
 
-#define SOR_PEND_NONE		0U	/* established: mapped */
-#define SOR_PEND_CONNECTING	1U
-#define SOR_PEND_BUSY		2U	/* a thread is looking */
-#define SOR_PEND_TCP		3U	/* set-up failed: TCP for good */
+#define USOR_PEND_NONE		0U	/* established: mapped */
+#define USOR_PEND_CONNECTING	1U
+#define USOR_PEND_BUSY		2U	/* a thread is looking */
+#define USOR_PEND_TCP		3U	/* set-up failed: TCP for good */
 
 /* Map connection file CFD: a new object with one reference, or NULL. */
-struct sor_conn *sor_conn_map(int cfd);
+struct usor_conn *usor_conn_map(int cfd);
 /*
- * The connection at *FD with a reference, as sor_fd_get(); but one whose
+ * The connection at *FD with a reference, as usor_fd_get(); but one whose
  * set-up is still going on or turned to TCP is no connection to the
  * caller: NULL, with *FD now the socket's own descriptor for the real
  * call.
  */
-struct sor_conn *sor_fd_route(int *fd);
+struct usor_conn *usor_fd_route(int *fd);
 /*
  * The same for the data calls, which wait while set-up goes on (or fail
- * with EAGAIN if non-blocking): NULL with *FD SOR_FD_FAILED and errno set
- * then (for a descriptor that is SOR_FD_FAILED itself, EBADF).
+ * with EAGAIN if non-blocking): NULL with *FD USOR_FD_FAILED and errno set
+ * then (for a descriptor that is USOR_FD_FAILED itself, EBADF).
  */
-struct sor_conn *sor_fd_route_io(int *fd);
-#define SOR_FD_FAILED	INT_MIN
+struct usor_conn *usor_fd_route_io(int *fd);
+#define USOR_FD_FAILED	INT_MIN
 /* First address of NODE in the peers file (network order), or 0. */
-uint32_t sor_node_addr(const struct sor_state *st, uint32_t node);
+uint32_t usor_node_addr(const struct usor_state *st, uint32_t node);
 /*
  * Copy the socket options a program may have set on FD into C, whose file
  * is CFD (before FD is replaced by the connection).
  */
-void sor_face_import(int fd, int cfd, struct sor_conn *c);
+void usor_face_import(int fd, int cfd, struct usor_conn *c);
 
 /* The ring ops of a connection (sockops.c). */
-extern const struct sor_kops sor_kops_dev;
-struct sor_kctx {
+extern const struct usor_kops usor_kops_dev;
+struct usor_kctx {
 	int fd;
-	struct sor_conn *c;
+	struct usor_conn *c;
 };
 
 /*
  * setsockopt on connection C, whose file is CFD (no errno: a negative one
  * on failure).
  */
-int sor_conn_setopt(struct sor_conn *c, int cfd, int level, int name,
+int usor_conn_setopt(struct usor_conn *c, int cfd, int level, int name,
 		    const void *val, socklen_t len);
 
 /* Ring size wish (log2, 0 = default) for a SO_SNDBUF/SO_RCVBUF value. */
-uint32_t sor_shift_of(int bytes);
+uint32_t usor_shift_of(int bytes);
 
-#endif /* EUSRV_SOR_INTERNAL_H */
+#endif /* EUSRV_USOR_INTERNAL_H */
