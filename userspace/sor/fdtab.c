@@ -9,11 +9,9 @@
 #endif
 #include <string.h>
 
+#include "usor_atomic.h"
 #include "usor_internal.h"
 
-#define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define LOAD(p)		__atomic_load_n((p), __ATOMIC_RELAXED)
-#define STORE_REL(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define CAS(p, e, v)	__atomic_compare_exchange_n((p), (e), (v), false, \
 						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 
@@ -35,7 +33,7 @@ void usor_fd_setup(usor_alloc_fn *alloc, usor_unmap_fn *unmap)
 
 bool usor_fd_in_use(void)
 {
-	return LOAD(&used);
+	return USOR_LOAD(&used);
 }
 
 /* The entry of FD; with CREATE, its chunk is allocated if missing. */
@@ -46,7 +44,7 @@ static uintptr_t *slot(int fd, bool create)
 	if (fd < 0 || (unsigned int)fd >= USOR_FD_MAX)
 		return NULL;
 	cp = &chunks[(unsigned int)fd >> USOR_FD_CHUNK_SHIFT];
-	ch = LOAD_ACQ(cp);
+	ch = USOR_LOAD_ACQ(cp);
 	if (!ch) {
 		if (!create || !alloc_fn)
 			return NULL;
@@ -71,14 +69,14 @@ void usor_conn_put(struct usor_conn *c)
 		return;
 	if (unmap_fn)
 		unmap_fn(c);
-	STORE_REL(&c->busy, 0);
+	USOR_STORE_REL(&c->busy, 0);
 }
 
 struct usor_conn *usor_fd_get(int fd)
 {
 	uintptr_t *s, v;
 
-	if (!LOAD(&used))
+	if (!USOR_LOAD(&used))
 		return NULL;
 	s = slot(fd, false);
 	if (!s)
@@ -87,17 +85,17 @@ struct usor_conn *usor_fd_get(int fd)
 		struct usor_conn *c;
 		unsigned int r;
 
-		v = LOAD_ACQ(s);
+		v = USOR_LOAD_ACQ(s);
 		if (!v || (v & USOR_AUX))
 			return NULL;
 		c = (struct usor_conn *)v;
 		/* Take a reference unless the object is being freed. */
-		r = LOAD(&c->refs);
+		r = USOR_LOAD(&c->refs);
 		while (r && !CAS(&c->refs, &r, r + 1))
 			;
 		if (!r)
 			continue;	/* the entry has changed: look again */
-		if (LOAD_ACQ(s) == v)
+		if (USOR_LOAD_ACQ(s) == v)
 			return c;
 		usor_conn_put(c);
 	}
@@ -108,7 +106,7 @@ struct usor_conn *usor_conn_alloc(void)
 	unsigned int i, j;
 
 	for (i = 0; i < POOL_CHUNKS; i++) {
-		struct usor_conn *ch = LOAD_ACQ(&pool[i]), *expect = NULL;
+		struct usor_conn *ch = USOR_LOAD_ACQ(&pool[i]), *expect = NULL;
 
 		if (!ch) {
 			if (!alloc_fn)
@@ -125,7 +123,7 @@ struct usor_conn *usor_conn_alloc(void)
 			struct usor_conn *c = &ch[j];
 			unsigned int zero = 0;
 
-			if (LOAD(&c->busy) || !CAS(&c->busy, &zero, 1))
+			if (USOR_LOAD(&c->busy) || !CAS(&c->busy, &zero, 1))
 				continue;
 			/* Everything but the lifetime fields. */
 			memset((char *)c + offsetof(struct usor_conn, map), 0,
@@ -133,7 +131,7 @@ struct usor_conn *usor_conn_alloc(void)
 			c->rcvtimeo_ns = -1;
 			c->sndtimeo_ns = -1;
 			c->tcp_fd = -1;
-			STORE_REL(&c->refs, 1);
+			USOR_STORE_REL(&c->refs, 1);
 			return c;
 		}
 	}
@@ -147,7 +145,7 @@ static struct usor_conn *set_word(int fd, uintptr_t v, bool create)
 	if (!s)
 		return NULL;
 	if (v)
-		STORE_REL(&used, true);
+		USOR_STORE_REL(&used, true);
 	old = __atomic_exchange_n(s, v, __ATOMIC_ACQ_REL);
 	if (!old || (old & USOR_AUX))
 		return NULL;
@@ -158,7 +156,7 @@ struct usor_conn *usor_fd_set(int fd, struct usor_conn *c)
 {
 	if (c)
 		usor_conn_hold(c);
-	else if (!LOAD(&used))
+	else if (!USOR_LOAD(&used))
 		return NULL;
 	return set_word(fd, (uintptr_t)c, c != NULL);
 }
@@ -169,8 +167,8 @@ bool usor_fd_set_aux(int fd, uintptr_t aux)
 
 	if (!s)
 		return false;
-	STORE_REL(&used, true);
-	old = LOAD_ACQ(s);
+	USOR_STORE_REL(&used, true);
+	old = USOR_LOAD_ACQ(s);
 	do {
 		if (old && !(old & USOR_AUX))
 			return false;	/* a connection: leave it */
@@ -182,12 +180,12 @@ uintptr_t usor_fd_aux(int fd)
 {
 	uintptr_t *s, v;
 
-	if (!LOAD(&used))
+	if (!USOR_LOAD(&used))
 		return 0;
 	s = slot(fd, false);
 	if (!s)
 		return 0;
-	v = LOAD_ACQ(s);
+	v = USOR_LOAD_ACQ(s);
 	return (v & USOR_AUX) ? v : 0;
 }
 
@@ -226,12 +224,12 @@ void usor_fd_forget_range(unsigned int first, unsigned int last)
 {
 	unsigned int i, j;
 
-	if (!LOAD(&used) || first > last || first >= USOR_FD_MAX)
+	if (!USOR_LOAD(&used) || first > last || first >= USOR_FD_MAX)
 		return;
 	if (last >= USOR_FD_MAX)
 		last = USOR_FD_MAX - 1;
 	for (i = first >> USOR_FD_CHUNK_SHIFT; i <= last >> USOR_FD_CHUNK_SHIFT; i++) {
-		uintptr_t *ch = LOAD_ACQ(&chunks[i]);
+		uintptr_t *ch = USOR_LOAD_ACQ(&chunks[i]);
 
 		if (!ch)
 			continue;
@@ -239,7 +237,7 @@ void usor_fd_forget_range(unsigned int first, unsigned int last)
 			unsigned int fd = (i << USOR_FD_CHUNK_SHIFT) | j;
 			uintptr_t old;
 
-			if (fd < first || fd > last || !LOAD(&ch[j]))
+			if (fd < first || fd > last || !USOR_LOAD(&ch[j]))
 				continue;
 			old = __atomic_exchange_n(&ch[j], 0, __ATOMIC_ACQ_REL);
 			if (old && !(old & USOR_AUX))

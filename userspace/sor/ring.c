@@ -14,10 +14,8 @@
 #include <string.h>
 
 #include "ring.h"
+#include "usor_atomic.h"
 
-#define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define LOAD(p)		__atomic_load_n((p), __ATOMIC_RELAXED)
-#define STORE_REL(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
 
 /*
  * A blocking send of at most this many bytes waits for room for all of
@@ -221,7 +219,7 @@ static void spin(const struct usor_kops *k, void *ctx, const uint32_t *p,
 	unsigned int i = 0;
 
 	for (;;) {
-		if (LOAD(p) != old || LOAD(flags) != oflags)
+		if (USOR_LOAD(p) != old || USOR_LOAD(flags) != oflags)
 			return;
 		cpu_relax();
 		if (++i % SPIN_CHECK_EVERY == 0 && k->now_ns(ctx) >= end)
@@ -282,12 +280,12 @@ void usor_ring_spin_init(struct usor_ring *r)
 
 uint32_t usor_ring_readable(const struct usor_ring *rcv)
 {
-	return LOAD_ACQ(&rcv->hdr->tail) - LOAD(&rcv->hdr->head);
+	return USOR_LOAD_ACQ(&rcv->hdr->tail) - USOR_LOAD(&rcv->hdr->head);
 }
 
 uint32_t usor_ring_queued(const struct usor_ring *snd)
 {
-	return LOAD(&snd->hdr->tail) - LOAD_ACQ(&snd->hdr->head);
+	return USOR_LOAD(&snd->hdr->tail) - USOR_LOAD_ACQ(&snd->hdr->head);
 }
 
 /*
@@ -303,7 +301,7 @@ static uint32_t seen_tail(struct usor_ring *r, uint32_t head, bool fresh)
 
 	/* Read again: asked to, none known, or overtaken by another process. */
 	if (fresh || (uint32_t)(t - head - 1) >= r->size) {
-		t = LOAD_ACQ(&r->hdr->tail);
+		t = USOR_LOAD_ACQ(&r->hdr->tail);
 		__atomic_store_n(&r->seen, t, __ATOMIC_RELAXED);
 	}
 	return t;
@@ -312,7 +310,7 @@ static uint32_t seen_tail(struct usor_ring *r, uint32_t head, bool fresh)
 void usor_ring_seen_init(struct usor_ring *r)
 {
 	/* The head: nothing known to read (receive), a real head (send). */
-	__atomic_store_n(&r->seen, LOAD_ACQ(&r->hdr->head), __ATOMIC_RELAXED);
+	__atomic_store_n(&r->seen, USOR_LOAD_ACQ(&r->hdr->head), __ATOMIC_RELAXED);
 }
 
 /* The send head: read again when the room known is short of WANT. */
@@ -321,7 +319,7 @@ static uint32_t seen_head(struct usor_ring *r, uint32_t tail, uint32_t want)
 	uint32_t h = __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
 
 	if (tail - h > r->size || r->size - (tail - h) < want) {
-		h = LOAD_ACQ(&r->hdr->head);
+		h = USOR_LOAD_ACQ(&r->hdr->head);
 		__atomic_store_n(&r->seen, h, __ATOMIC_RELAXED);
 	}
 	return h;
@@ -350,7 +348,7 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 	if (ret)
 		return ret;
 	for (;;) {
-		uint32_t head = LOAD(&h->head), tail = seen_tail(r, head, fresh);
+		uint32_t head = USOR_LOAD(&h->head), tail = seen_tail(r, head, fresh);
 		uint32_t avail = tail - head, flags, rev = 0;
 		int64_t left;
 		int e;
@@ -375,11 +373,11 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 				if (n > avail)
 					n = avail;
 				ring_to_iov(r, head, (uint32_t)n, &c, discard);
-				STORE_REL(&h->head, head + (uint32_t)n);
+				USOR_STORE_REL(&h->head, head + (uint32_t)n);
 				/* The tail is read only when credit may be due. */
-				if (head + (uint32_t)n - LOAD(&h->reported) >= r->size / 4 &&
-				    eusrv_sor_credit_due(head + (uint32_t)n, LOAD_ACQ(&h->tail),
-							 LOAD(&h->reported), r->size))
+				if (head + (uint32_t)n - USOR_LOAD(&h->reported) >= r->size / 4 &&
+				    eusrv_sor_credit_due(head + (uint32_t)n, USOR_LOAD_ACQ(&h->tail),
+							 USOR_LOAD(&h->reported), r->size))
 					k->credit(ctx);
 				done += n;
 				if (done == want || !waitall) {
@@ -395,7 +393,7 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 			continue;
 		}
 		/* Nothing (more) to take: EOF, error, or wait. */
-		flags = LOAD_ACQ(&h->flags);
+		flags = USOR_LOAD_ACQ(&h->flags);
 		if (flags & EUSRV_SOR_RF_ERROR) {
 			e = k->get_error(ctx);
 			if (done)
@@ -414,7 +412,7 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 		if ((flags & (EUSRV_SOR_RF_EOF | EUSRV_SOR_RF_SHUT)) ||
 		    (x->flags & USOR_X_SHUT_RD)) {
 			/* The tail is final once EOF is set: re-check it. */
-			if (LOAD_ACQ(&h->tail) != tail)
+			if (USOR_LOAD_ACQ(&h->tail) != tail)
 				continue;
 			if (peek && avail) {
 				cur_init(&c, iov, iovcnt);
@@ -443,7 +441,7 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 				usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 				spin(k, ctx, &h->tail, tail, &h->flags, flags, budget);
 				spin_learn(r, x->spin_ns, budget,
-					   LOAD_ACQ(&h->tail) != tail);
+					   USOR_LOAD_ACQ(&h->tail) != tail);
 				e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 				if (e)
 					return done ? (ssize_t)done : e;
@@ -493,7 +491,7 @@ ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx
 	if (ret)
 		return ret;
 	for (;;) {
-		uint32_t flags = LOAD_ACQ(&h->flags), rev = 0;
+		uint32_t flags = USOR_LOAD_ACQ(&h->flags), rev = 0;
 		uint32_t head, tail, used;
 		int64_t left_ns;
 		bool full;
@@ -512,7 +510,7 @@ ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx
 			ret = (ssize_t)done;
 			break;
 		}
-		tail = LOAD(&h->tail);
+		tail = USOR_LOAD(&h->tail);
 		head = seen_head(r, tail, left < r->size ? (uint32_t)left : r->size);
 		used = tail - head;
 		if (used > r->size) {
@@ -531,11 +529,11 @@ ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx
 						&left);
 
 			if (n > 0) {
-				STORE_REL(&h->tail, tail + (uint32_t)n);
+				USOR_STORE_REL(&h->tail, tail + (uint32_t)n);
 				done += (size_t)n;
 				/* Pairs with the driver's barrier after setting want. */
 				__atomic_thread_fence(__ATOMIC_SEQ_CST);
-				if (LOAD(&h->need_push))
+				if (USOR_LOAD(&h->need_push))
 					k->push(ctx);
 			} else if (n < 0) {
 				ret = done ? (ssize_t)done : n;
@@ -545,7 +543,7 @@ ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx
 				ret = (ssize_t)done;
 				break;
 			}
-			if (LOAD_ACQ(&h->head) != head)
+			if (USOR_LOAD_ACQ(&h->head) != head)
 				continue;
 			if ((uint32_t)(tail + (uint32_t)n - head) < r->size)
 				continue;	/* short fill: go on */
@@ -570,7 +568,7 @@ ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx
 		usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 		if (x->spin_ns > 0 && !spun) {
 			spun = true;
-			spin(k, ctx, &h->head, LOAD(&h->head), &h->flags, flags,
+			spin(k, ctx, &h->head, USOR_LOAD(&h->head), &h->flags, flags,
 			     x->spin_ns);
 		} else {
 			e = k->wait(ctx, EUSRV_SOR_W_SEND, false, left_ns,
