@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The socket calls on a connection over RDMA: data (ring.c does the work),
- * shutdown, options, names and fstat.  A descriptor that is not a
- * connection goes to the real call after one table lookup.
+ * shutdown, options (opts.c keeps them), names and fstat.  A descriptor
+ * that is not a connection goes to the real call after one table lookup.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -11,20 +11,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/time.h>
 
 #include "inaddr.h"
 #include "usor_internal.h"
 
 #define NS_PER_S	1000000000LL
-#define NS_PER_US	1000LL
-#define US_PER_S	1000000LL
-/* What TCP_MAXSEG reports: a connection has no segments; loopback's MSS. */
-#define USOR_MSS		65483
 
 /* ---- the kernel side of the rings ------------------------------------------ */
 
@@ -539,134 +533,6 @@ int usor_shutdown(int fd, int how)
 
 /* ---- options ------------------------------------------------------------- */
 
-static uint32_t opt_key(int level, int name)
-{
-	return ((uint32_t)level & 0xffffU) << 16 | ((uint32_t)name & 0xffffU);
-}
-
-static struct usor_opt *opt_find(struct usor_conn *c, uint32_t key, bool add)
-{
-	int i;
-
-	for (i = 0; i < USOR_MAX_OPTS; i++) {
-		uint32_t k = __atomic_load_n(&c->opts[i].key, __ATOMIC_ACQUIRE);
-
-		if (k == key)
-			return &c->opts[i];
-		if (!k && add) {
-			uint32_t zero = 0;
-
-			if (__atomic_compare_exchange_n(&c->opts[i].key, &zero, key,
-							false, __ATOMIC_ACQ_REL,
-							__ATOMIC_ACQUIRE) ||
-			    zero == key)
-				return &c->opts[i];
-		}
-	}
-	return NULL;
-}
-
-/* Give an int (or a struct) back in the caller's buffer. */
-static int give(void *val, socklen_t *len, const void *v, socklen_t vlen)
-{
-	if (*len > vlen)
-		*len = vlen;
-	memcpy(val, v, *len);
-	return 0;
-}
-
-static void tv_of(int64_t ns, struct timeval *tv)
-{
-	if (ns < 0)
-		ns = 0;
-	tv->tv_sec = (time_t)(ns / NS_PER_S);
-	tv->tv_usec = (suseconds_t)(ns % NS_PER_S / NS_PER_US);
-}
-
-static int conn_getsockopt(int fd, struct usor_conn *c, int level, int name,
-			   void *val, socklen_t *len)
-{
-	struct usor_opt *o;
-	struct timeval tv;
-	int v;
-
-	if (!val || !len)
-		return -EFAULT;
-	if ((int)*len < 0)
-		return -EINVAL;
-	if (level == SOL_SOCKET) {
-		switch (name) {
-		case SO_TYPE:
-			v = SOCK_STREAM;
-			return give(val, len, &v, sizeof(v));
-		case SO_DOMAIN:
-			v = c->family;
-			return give(val, len, &v, sizeof(v));
-		case SO_PROTOCOL:
-			v = IPPROTO_TCP;
-			return give(val, len, &v, sizeof(v));
-		case SO_ACCEPTCONN:
-			v = 0;
-			return give(val, len, &v, sizeof(v));
-		case SO_ERROR: {
-			int32_t err = 0;
-
-			if (usor_r->ioctl(fd, EUSRV_SOR_GET_ERROR, &err) < 0)
-				return -errno;
-			v = err;
-			return give(val, len, &v, sizeof(v));
-		}
-		case SO_SNDBUF:
-			v = (int)c->snd.size;
-			return give(val, len, &v, sizeof(v));
-		case SO_RCVBUF:
-			v = (int)c->rcv.size;
-			return give(val, len, &v, sizeof(v));
-		case SO_RCVTIMEO:
-		case SO_SNDTIMEO:
-			tv_of(name == SO_RCVTIMEO ? c->rcvtimeo_ns : c->sndtimeo_ns, &tv);
-			return give(val, len, &tv, sizeof(tv));
-		default:
-			break;
-		}
-	} else if (level == IPPROTO_TCP) {
-		switch (name) {
-		case TCP_INFO: {
-			struct tcp_info ti;
-
-			memset(&ti, 0, sizeof(ti));
-			ti.tcpi_state = TCP_ESTABLISHED;
-			ti.tcpi_snd_mss = USOR_MSS;
-			ti.tcpi_rcv_mss = USOR_MSS;
-			ti.tcpi_pmtu = USOR_MSS;
-			ti.tcpi_snd_cwnd = c->snd.size / USOR_MSS + 1;
-			ti.tcpi_rcv_space = c->rcv.size;
-			return give(val, len, &ti, sizeof(ti));
-		}
-		case TCP_MAXSEG:
-			o = opt_find(c, opt_key(level, name), false);
-			v = o ? (int)o->val : USOR_MSS;
-			return give(val, len, &v, sizeof(v));
-		default:
-			break;
-		}
-	} else if (level != IPPROTO_IP) {
-		return -ENOPROTOOPT;
-	}
-	/* Anything else: what was set, or 0. */
-	o = opt_find(c, opt_key(level, name), false);
-	if (o && o->len) {
-		uint64_t raw = o->val;
-
-		return give(val, len, &raw, o->len);
-	}
-	if (level == SOL_SOCKET && (name == SO_RCVLOWAT || name == SO_SNDLOWAT))
-		v = 1;
-	else
-		v = 0;
-	return give(val, len, &v, sizeof(v));
-}
-
 int usor_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
 	struct usor_conn *c = usor_fd_route(&fd);
@@ -677,67 +543,23 @@ int usor_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 		if (!adopted(r, fd, &c))
 			return r;
 	}
-	r = conn_getsockopt(fd, c, level, name, val, len);
+	r = usor_conn_getopt(c, fd, level, name, val, len);
 	usor_conn_put(c);
 	return r < 0 ? (int)usor_fail(r) : 0;
 }
 
-int usor_conn_setopt(struct usor_conn *c, int cfd, int level, int name,
-		    const void *val, socklen_t len)
+/* Ring size wish (log2) for BYTES asked with SO_SNDBUF/SO_RCVBUF. */
+static uint32_t shift_of(int bytes)
 {
-	struct usor_opt *o;
-	uint64_t raw = 0;
+	uint32_t s = EUSRV_SOR_RING_MIN_SHIFT;
 
-	if (len && !val)
-		return -EFAULT;
-	if ((int)len < 0)
-		return -EINVAL;
-	if (level != SOL_SOCKET && level != IPPROTO_TCP && level != IPPROTO_IP)
-		return -ENOPROTOOPT;
-	if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO)) {
-		struct timeval tv;
-		int64_t ns;
-
-		if (len < (socklen_t)sizeof(tv))
-			return -EINVAL;
-		memcpy(&tv, val, sizeof(tv));
-		if (tv.tv_usec < 0 || tv.tv_usec >= US_PER_S)
-			return -EDOM;
-		if (tv.tv_sec < 0 || (!tv.tv_sec && !tv.tv_usec))
-			ns = -1;	/* no timeout (negative: as Linux, none) */
-		else if (tv.tv_sec > INT64_MAX / NS_PER_S - 1)
-			ns = -1;
-		else
-			ns = (int64_t)tv.tv_sec * NS_PER_S + tv.tv_usec * NS_PER_US;
-		__atomic_store_n(name == SO_RCVTIMEO ? &c->rcvtimeo_ns :
-				 &c->sndtimeo_ns, ns, __ATOMIC_RELAXED);
+	if (bytes <= 0)
 		return 0;
-	}
-	/* Most options are ints: as the kernel, refuse a shorter value. */
-	if (len < (socklen_t)sizeof(int))
-		return -EINVAL;
-	if (level == SOL_SOCKET && name == SO_LINGER) {
-		struct linger lg;
-		uint32_t reset;
-
-		if (len < (socklen_t)sizeof(lg))
-			return -EINVAL;
-		memcpy(&lg, val, sizeof(lg));
-		/* {1, 0}: the last close resets, as TCP's RST. */
-		reset = lg.l_onoff && !lg.l_linger;
-		if (usor_r->ioctl(cfd, EUSRV_SOR_LINGER, &reset) < 0)
-			return -errno;
-	}
-	if (len > sizeof(raw))
-		return 0;	/* accepted, not remembered */
-	memcpy(&raw, val, len);
-	o = opt_find(c, opt_key(level, name), true);
-	if (o) {
-		o->val = raw;
-		__atomic_store_n(&o->len, (uint32_t)len, __ATOMIC_RELEASE);
-	}
-	return 0;
+	while (s < EUSRV_SOR_RING_MAX_SHIFT && (1UL << s) < (unsigned long)bytes)
+		s++;
+	return s;
 }
+
 
 /* A plain socket's SO_SNDBUF/SO_RCVBUF wish, kept for its connection. */
 static void remember_wish(int fd, int name, const void *val, socklen_t len)
@@ -757,9 +579,9 @@ static void remember_wish(int fd, int name, const void *val, socklen_t len)
 	s = (uint32_t)USOR_AUX_SND_SHIFT(aux);
 	r = (uint32_t)USOR_AUX_RCV_SHIFT(aux);
 	if (name == SO_SNDBUF)
-		s = usor_shift_of(v);
+		s = shift_of(v);
 	else
-		r = usor_shift_of(v);
+		r = shift_of(v);
 	usor_fd_set_aux(fd, USOR_AUX_MK(aux & USOR_AUX_LISTENER, s, r,
 				      USOR_AUX_PORT(aux)));
 }

@@ -1,5 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* What the parts of the interception core share. */
+/*
+ * What the parts of the interception core share, one section a file.
+ * The files call each other one way only, each only those above it:
+ *   fdtab.c ring.c peers.c inaddr.c   (their own headers; no libc calls)
+ *   real.c     the front end's table of real operations
+ *   conn.c     connection objects: memory, mapping, release
+ *   fork.c     whose table it is (fork, vfork)
+ *   ctl.c      the control file, the peers, the process-wide state
+ *   opts.c     a connection's socket options
+ *   face.c     a connection's socket face; adopting connections
+ *   pending.c  a non-blocking connect()'s background set-up
+ *   setup.c    connect, listen, accept
+ *   fdops.c    close and the dup family
+ *   sockops.c  the socket calls on a connection (data, options, names)
+ */
 #ifndef EUSRV_USOR_INTERNAL_H
 #define EUSRV_USOR_INTERNAL_H
 
@@ -41,7 +55,7 @@ struct usor_conn {
 	struct sockaddr_in peer;
 
 	/*
-	 * A non-blocking connect()'s set-up (conn.c): USOR_PEND_*, atomic.
+	 * A non-blocking connect()'s set-up (pending.c): USOR_PEND_*, atomic.
 	 * Until it is over the rings are not mapped and the socket calls go
 	 * to the socket's own descriptor TCP_FD (-1 none), which stays the
 	 * connection's if set-up fails and the driver turns to TCP.
@@ -60,12 +74,83 @@ struct usor_conn {
 	struct usor_opt opts[USOR_MAX_OPTS];
 };
 
+/* ---- real.c ---------------------------------------------------------------- */
+
+/* The real operations, once usor_set_real() ran. */
+extern const struct usor_real *usor_r;
+
+/* Errors: set errno from a negative errno value and return -1. */
+long usor_fail(long neg_errno);
+
+/* ---- conn.c ---------------------------------------------------------------- */
+
+/* Give the descriptor table its memory and its release of an object. */
+void usor_conn_setup(void);
+/* Map connection file CFD: a new object with one reference, or NULL. */
+struct usor_conn *usor_conn_map(int cfd);
+/*
+ * Map the rings of connection file CFD into C, and say what the driver
+ * told of them in INFO: 0, or -1 with errno.
+ */
+int usor_conn_map_rings(struct usor_conn *c, int cfd,
+			struct eusrv_sor_info *info);
+/* Whether T is still the socket's descriptor that C took. */
+bool usor_tcp_fd_still(const struct usor_conn *c, int t);
+
+/* ---- fork.c ---------------------------------------------------------------- */
+
+/* The table describes this process's descriptors (start, fork child). */
+void usor_table_own(void);
+/*
+ * Whether this is a vfork (or CLONE_VM) child running in its parent's
+ * memory: its descriptors are its own, the table is the parent's, so it
+ * must not change the table (it dup2s and closes before exec).
+ */
+bool usor_table_borrowed(void);
+
+/* ---- ctl.c ----------------------------------------------------------------- */
+
+/* Process-wide state. */
+struct usor_state {
+	int ctl;		/* control file, -1 none */
+	int node;		/* this node (driver), -1 unknown */
+	int64_t spin_ns;
+	struct usor_peers peers;
+};
+
+/*
+ * The control file and the peers, opened/read on first use: NULL when the
+ * driver is not loaded (then everything stays on TCP).
+ */
+const struct usor_state *usor_state(void);
+/* Quick: the driver is known to be absent (after the first try). */
+bool usor_absent(void);
+/* The control file as it stands (-1 none; usor_state() opens it). */
+int usor_ctl_fd(void);
+/* The program closed or replaced descriptor FD: was it our control file? */
+void usor_ctl_gone(int fd);
+/* First address of NODE in the peers file (network order), or 0. */
+uint32_t usor_node_addr(const struct usor_state *st, uint32_t node);
+
+/* ---- opts.c ---------------------------------------------------------------- */
+
+/*
+ * getsockopt and setsockopt on connection C, whose file is CFD (no errno:
+ * 0 or a negative one).
+ */
+int usor_conn_getopt(struct usor_conn *c, int cfd, int level, int name,
+		     void *val, socklen_t *len);
+int usor_conn_setopt(struct usor_conn *c, int cfd, int level, int name,
+		     const void *val, socklen_t len);
+
+/* ---- face.c ---------------------------------------------------------------- */
+
 /*
  * The socket face of a connection, as kept in its mapped send header page
- * (EUSRV_SOR_USER_OFF, face.c): what a process that inherits the
- * descriptor across exec, or receives it with SCM_RIGHTS, needs to serve
- * it as the same socket.  Written by the process that changes it, read
- * (and checked: any process may have written it) on adoption.
+ * (EUSRV_SOR_USER_OFF): what a process that inherits the descriptor
+ * across exec, or receives it with SCM_RIGHTS, needs to serve it as the
+ * same socket.  Written by the process that changes it, read (and
+ * checked: any process may have written it) on adoption.
  */
 #define USOR_FACE_MAGIC	0x45534f46U	/* "FOSE" */
 
@@ -81,28 +166,6 @@ struct usor_face {
 	struct usor_opt opts[USOR_MAX_OPTS];
 };
 
-/* The real operations, once usor_set_real() ran. */
-extern const struct usor_real *usor_r;
-
-/* Process-wide state (conn.c). */
-struct usor_state {
-	int ctl;		/* control file, -1 none */
-	int node;		/* this node (driver), -1 unknown */
-	int64_t spin_ns;
-	struct usor_peers peers;
-};
-
-/*
- * The control file and the peers, opened/read on first use: NULL when the
- * driver is not loaded (then everything stays on TCP).
- */
-const struct usor_state *usor_state(void);
-/* Quick: the driver is known to be absent (after the first try). */
-bool usor_absent(void);
-
-/* Errors: set errno from a negative errno value and return -1. */
-long usor_fail(long neg_errno);
-
 /* Keep C's face in its page (after any change of it). */
 void usor_face_save(struct usor_conn *c);
 /*
@@ -112,14 +175,29 @@ void usor_face_save(struct usor_conn *c);
  * is not a connection.
  */
 struct usor_conn *usor_adopt(int fd);
+/*
+ * Copy the socket options a program may have set on FD into C, whose file
+ * is CFD (before FD is replaced by the connection).
+ */
+void usor_face_import(int fd, int cfd, struct usor_conn *c);
+
+/* ---- pending.c ------------------------------------------------------------- */
 
 #define USOR_PEND_NONE		0U	/* established: mapped */
 #define USOR_PEND_CONNECTING	1U
 #define USOR_PEND_BUSY		2U	/* a thread is looking */
 #define USOR_PEND_TCP		3U	/* set-up failed: TCP for good */
 
-/* Map connection file CFD: a new object with one reference, or NULL. */
-struct usor_conn *usor_conn_map(int cfd);
+/*
+ * A connection whose set-up was going on (USOR_PEND_CONNECTING): look
+ * again (one thread at a time); returns the new USOR_PEND_* state.
+ */
+unsigned int usor_settle(struct usor_conn *c, int fd);
+/*
+ * The descriptor of connection file FD's socket that C serves its socket
+ * calls with, taken again if the program closed or replaced it: -1 none.
+ */
+int usor_tcp_fd_of(struct usor_conn *c, int fd);
 /*
  * The connection at *FD with a reference, as usor_fd_get(); but one whose
  * set-up is still going on or turned to TCP is no connection to the
@@ -134,29 +212,14 @@ struct usor_conn *usor_fd_route(int *fd);
  */
 struct usor_conn *usor_fd_route_io(int *fd);
 #define USOR_FD_FAILED	INT_MIN
-/* First address of NODE in the peers file (network order), or 0. */
-uint32_t usor_node_addr(const struct usor_state *st, uint32_t node);
-/*
- * Copy the socket options a program may have set on FD into C, whose file
- * is CFD (before FD is replaced by the connection).
- */
-void usor_face_import(int fd, int cfd, struct usor_conn *c);
 
-/* The ring ops of a connection (sockops.c). */
+/* ---- sockops.c ------------------------------------------------------------- */
+
+/* The ring ops of a connection. */
 extern const struct usor_kops usor_kops_dev;
 struct usor_kctx {
 	int fd;
 	struct usor_conn *c;
 };
-
-/*
- * setsockopt on connection C, whose file is CFD (no errno: a negative one
- * on failure).
- */
-int usor_conn_setopt(struct usor_conn *c, int cfd, int level, int name,
-		    const void *val, socklen_t len);
-
-/* Ring size wish (log2, 0 = default) for a SO_SNDBUF/SO_RCVBUF value. */
-uint32_t usor_shift_of(int bytes);
 
 #endif /* EUSRV_USOR_INTERNAL_H */
