@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The control file and the peers, opened and read on first use, and what
- * the core asks of them: the process-wide state (usor_state()), the
+ * the core asks of them: the process-wide state (usor_state_get()), the
  * addresses of a node.  Without the driver everything stays on TCP.
  */
 #ifndef _GNU_SOURCE
@@ -18,7 +18,6 @@
 /* The control file is moved to the first free descriptor from here, out
  * of the way of programs that expect low numbers. */
 #define CTL_FD_MIN	256
-#define NS_PER_US	1000LL
 #define MAX_SPIN_US	1000000LL
 
 enum { ST_NEW, ST_INIT, ST_READY, ST_ABSENT };
@@ -98,7 +97,7 @@ static int64_t parse_spin(void)
 		say("EUSRV_SPIN_US is not a number of microseconds; not spinning", NULL);
 		return 0;
 	}
-	return v * NS_PER_US;
+	return v * USOR_NS_PER_US;
 }
 
 /* Open the control file; -1 if the driver is not there. */
@@ -146,7 +145,7 @@ bool usor_absent(void)
 	return USOR_LOAD(&init_state) == ST_ABSENT;
 }
 
-const struct usor_state *usor_state(void)
+const struct usor_state *usor_state_get(void)
 {
 	int s = USOR_LOAD_ACQ(&init_state);
 

@@ -151,7 +151,7 @@ struct usor_conn *usor_adopt(int fd)
 
 	if (fd < 0 || usor_absent())
 		goto out;
-	st = usor_state();
+	st = usor_state_get();
 	/* Connection files are anonymous inodes: no file type bits. */
 	if (!st || usor_r->fstat(fd, &sb) || (sb.st_mode & S_IFMT))
 		goto out;

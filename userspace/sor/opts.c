@@ -16,9 +16,6 @@
 
 #include "usor_internal.h"
 
-#define NS_PER_S	1000000000LL
-#define NS_PER_US	1000LL
-#define US_PER_S	1000000LL
 /* What TCP_MAXSEG reports: a connection has no segments; loopback's MSS. */
 #define USOR_MSS		65483
 
@@ -62,8 +59,8 @@ static void tv_of(int64_t ns, struct timeval *tv)
 {
 	if (ns < 0)
 		ns = 0;
-	tv->tv_sec = (time_t)(ns / NS_PER_S);
-	tv->tv_usec = (suseconds_t)(ns % NS_PER_S / NS_PER_US);
+	tv->tv_sec = (time_t)(ns / USOR_NS_PER_S);
+	tv->tv_usec = (suseconds_t)(ns % USOR_NS_PER_S / USOR_NS_PER_US);
 }
 
 int usor_conn_getopt(struct usor_conn *c, int cfd, int level, int name,
@@ -169,14 +166,15 @@ int usor_conn_setopt(struct usor_conn *c, int cfd, int level, int name,
 		if (len < (socklen_t)sizeof(tv))
 			return -EINVAL;
 		memcpy(&tv, val, sizeof(tv));
-		if (tv.tv_usec < 0 || tv.tv_usec >= US_PER_S)
+		if (tv.tv_usec < 0 || tv.tv_usec >= USOR_US_PER_S)
 			return -EDOM;
 		if (tv.tv_sec < 0 || (!tv.tv_sec && !tv.tv_usec))
 			ns = -1;	/* no timeout (negative: as Linux, none) */
-		else if (tv.tv_sec > INT64_MAX / NS_PER_S - 1)
+		else if (tv.tv_sec > INT64_MAX / USOR_NS_PER_S - 1)
 			ns = -1;
 		else
-			ns = (int64_t)tv.tv_sec * NS_PER_S + tv.tv_usec * NS_PER_US;
+			ns = (int64_t)tv.tv_sec * USOR_NS_PER_S +
+			     tv.tv_usec * USOR_NS_PER_US;
 		__atomic_store_n(name == SO_RCVTIMEO ? &c->rcvtimeo_ns :
 				 &c->sndtimeo_ns, ns, __ATOMIC_RELAXED);
 		return 0;

@@ -91,7 +91,7 @@ static void chk_fail(void)
 	abort();
 }
 
-static struct usor_real real;
+static struct usor_real preload_real;
 static int ready;	/* 0 no, 1 resolving, 2 yes */
 
 static void *next(const char *name)
@@ -112,19 +112,19 @@ static pid_t cached_gettid(void)
 }
 
 /* What a thread cancelled in a wait leaves behind (usor_real.wait_begin). */
-static pthread_key_t wait_key;
+static pthread_key_t preload_wait_key;
 
 static void wait_begin(void *c)
 {
-	pthread_setspecific(wait_key, c);
+	pthread_setspecific(preload_wait_key, c);
 }
 
 static void wait_end(void)
 {
-	pthread_setspecific(wait_key, NULL);
+	pthread_setspecific(preload_wait_key, NULL);
 }
 
-static pid_t real_getpid(void)
+static pid_t preload_getpid(void)
 {
 	return (pid_t)syscall(SYS_getpid);
 }
@@ -135,7 +135,7 @@ static void fork_child(void)
 	usor_fork_child();
 }
 
-#define NEXT(field, name) (*(void **)&real.field = next(name))
+#define NEXT(field, name) (*(void **)&preload_real.field = next(name))
 
 static void resolve(void)
 {
@@ -179,8 +179,8 @@ static void resolve(void)
 	NEXT(clock_gettime, "clock_gettime");
 	NEXT(raise, "raise");
 	NEXT(sched_yield, "sched_yield");
-	real.gettid = cached_gettid;
-	real.getpid = real_getpid;
+	preload_real.gettid = cached_gettid;
+	preload_real.getpid = preload_getpid;
 	*(void **)&next_fcntl = next("fcntl");
 	*(void **)&next_ioctl = next("ioctl");
 	*(void **)&next_open = next("open");
@@ -191,16 +191,16 @@ static void resolve(void)
 	*(void **)&next_fstatat = next("fstatat");
 	*(void **)&next_statx = next("statx");
 	*(void **)&next_chk_fail = next("__chk_fail");
-	real.fcntl = fcntl_fixed;
-	real.ioctl = ioctl_fixed;
-	real.ioctl_wait = ioctl_cancel;
-	real.wait_begin = wait_begin;
-	real.wait_end = wait_end;
-	pthread_key_create(&wait_key, usor_wait_abandoned);
-	real.open = open_fixed;
-	real.dup3 = dup3_fixed;
-	real.getenv = getenv_fixed;
-	usor_set_real(&real);
+	preload_real.fcntl = fcntl_fixed;
+	preload_real.ioctl = ioctl_fixed;
+	preload_real.ioctl_wait = ioctl_cancel;
+	preload_real.wait_begin = wait_begin;
+	preload_real.wait_end = wait_end;
+	pthread_key_create(&preload_wait_key, usor_wait_abandoned);
+	preload_real.open = open_fixed;
+	preload_real.dup3 = dup3_fixed;
+	preload_real.getenv = getenv_fixed;
+	usor_set_real(&preload_real);
 	pthread_atfork(usor_fork_prepare, usor_fork_parent, fork_child);
 	__atomic_store_n(&ready, 2, __ATOMIC_RELEASE);
 	errno = saved;

@@ -221,7 +221,7 @@ int usor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		return usor_r->connect(fd, addr, len);
 	}
 	errno = e;
-	st = usor_state();
+	st = usor_state_get();
 	if (!st)
 		return usor_r->connect(fd, addr, len);
 	fam = v4_family(fd);
@@ -330,7 +330,7 @@ int usor_listen(int fd, int backlog)
 	/* IPv4, or dual-stack IPv6 on the wildcard or an IPv4-mapped address. */
 	if (v4_family(fd) < 0)
 		goto out;
-	st = usor_state();
+	st = usor_state_get();
 	if (!st || !v4_name(fd, false, &me))
 		goto out;
 	aux = usor_fd_aux(fd);
@@ -392,7 +392,7 @@ int usor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 		if (nfd < 0)
 			return nfd;
 		e = errno;
-		st = usor_state();
+		st = usor_state_get();
 		if (!st || !usor_v4_of((struct sockaddr *)&ss, sl, false, &sin) ||
 		    !is_local(st, sin.sin_addr.s_addr))
 			goto plain;

@@ -18,7 +18,6 @@
 #include "inaddr.h"
 #include "usor_internal.h"
 
-#define NS_PER_S	1000000000LL
 
 /* ---- the kernel side of the rings ------------------------------------------ */
 
@@ -107,7 +106,7 @@ static int64_t kx_now(void *ctx)
 
 	(void)ctx;
 	usor_r->clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+	return (int64_t)ts.tv_sec * USOR_NS_PER_S + ts.tv_nsec;
 }
 
 static void kx_yield(void *ctx)
@@ -139,7 +138,7 @@ const struct usor_kops usor_kops_dev = {
 
 static int64_t spin_ns(void)
 {
-	const struct usor_state *st = usor_state();
+	const struct usor_state *st = usor_state_get();
 
 	return st ? st->spin_ns : 0;
 }
@@ -425,9 +424,9 @@ int usor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 		return (int)usor_fail(-EFAULT);
 	if (timeout) {
 		if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 ||
-		    timeout->tv_nsec >= NS_PER_S)
+		    timeout->tv_nsec >= USOR_NS_PER_S)
 			return (int)usor_fail(-EINVAL);
-		deadline = kx_now(NULL) + (int64_t)timeout->tv_sec * NS_PER_S +
+		deadline = kx_now(NULL) + (int64_t)timeout->tv_sec * USOR_NS_PER_S +
 			   timeout->tv_nsec;
 	}
 	if (vlen > IOV_MAX)
@@ -454,8 +453,8 @@ int usor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	if (timeout) {
 		now = kx_now(NULL);
 		now = deadline > now ? deadline - now : 0;
-		timeout->tv_sec = (time_t)(now / NS_PER_S);
-		timeout->tv_nsec = (long)(now % NS_PER_S);
+		timeout->tv_sec = (time_t)(now / USOR_NS_PER_S);
+		timeout->tv_nsec = (long)(now % USOR_NS_PER_S);
 	}
 	errno = e;
 	return (int)i;
@@ -571,7 +570,7 @@ static void remember_wish(int fd, int name, const void *val, socklen_t len)
 
 	if (len < (socklen_t)sizeof(int) || !val || usor_absent())
 		return;
-	st = usor_state();
+	st = usor_state_get();
 	if (!st)
 		return;
 	memcpy(&v, val, sizeof(v));

@@ -10,8 +10,8 @@
  *   opts.c     a connection's socket options
  *   face.c     a connection's socket face; adopting connections
  *   pending.c  a non-blocking connect()'s background set-up
- *   setup.c    connect, listen, accept
  *   fdops.c    close and the dup family
+ *   setup.c    connect, listen, accept
  *   sockops.c  the socket calls on a connection (data, options, names)
  */
 #ifndef EUSRV_USOR_INTERNAL_H
@@ -26,6 +26,11 @@
 #include "peers.h"
 #include "ring.h"
 #include "usor_core.h"
+
+/* Time units (timeouts, spin budgets, clocks). */
+#define USOR_NS_PER_S	1000000000LL
+#define USOR_NS_PER_US	1000LL
+#define USOR_US_PER_S	1000000LL
 
 /* Socket options remembered on a connection (values up to 8 bytes). */
 #define USOR_MAX_OPTS	16
@@ -122,10 +127,10 @@ struct usor_state {
  * The control file and the peers, opened/read on first use: NULL when the
  * driver is not loaded (then everything stays on TCP).
  */
-const struct usor_state *usor_state(void);
+const struct usor_state *usor_state_get(void);
 /* Quick: the driver is known to be absent (after the first try). */
 bool usor_absent(void);
-/* The control file as it stands (-1 none; usor_state() opens it). */
+/* The control file as it stands (-1 none; usor_state_get() opens it). */
 int usor_ctl_fd(void);
 /* The program closed or replaced descriptor FD: was it our control file? */
 void usor_ctl_gone(int fd);
