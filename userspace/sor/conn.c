@@ -118,7 +118,6 @@ struct usor_conn *usor_conn_map(int cfd)
 	return c;
 }
 
-
 void usor_conn_setup(void)
 {
 	usor_fd_setup(alloc_pages, unmap_conn);

@@ -16,7 +16,6 @@
 #include "ring.h"
 #include "usor_atomic.h"
 
-
 /*
  * A blocking send of at most this many bytes waits for room for all of
  * them, so that threads sending records on one connection never tear

@@ -18,7 +18,6 @@
 #include "inaddr.h"
 #include "usor_internal.h"
 
-
 /* ---- the kernel side of the rings ------------------------------------------ */
 
 static int kx_push(void *ctx)
@@ -558,7 +557,6 @@ static uint32_t shift_of(int bytes)
 		s++;
 	return s;
 }
-
 
 /* A plain socket's SO_SNDBUF/SO_RCVBUF wish, kept for its connection. */
 static void remember_wish(int fd, int name, const void *val, socklen_t len)
