@@ -32,48 +32,48 @@ int main(void)
 
 	in.sin_port = htons(80);
 	inet_pton(AF_INET, "198.18.0.10", &in.sin_addr);
-	ok(sor_v4_of((struct sockaddr *)&in, sizeof(in), false, &out) &&
+	ok(usor_v4_of((struct sockaddr *)&in, sizeof(in), false, &out) &&
 	   out.sin_addr.s_addr == in.sin_addr.s_addr && out.sin_port == htons(80),
 	   "AF_INET as is");
-	ok(!sor_v4_of((struct sockaddr *)&in, sizeof(in) - 1, false, &out),
+	ok(!usor_v4_of((struct sockaddr *)&in, sizeof(in) - 1, false, &out),
 	   "AF_INET too short");
-	ok(!sor_v4_of(NULL, sizeof(in), true, &out), "no address");
+	ok(!usor_v4_of(NULL, sizeof(in), true, &out), "no address");
 
 	a6 = v6("::ffff:198.18.0.11", 7200);
 	memset(&out, 0xa5, sizeof(out));
-	ok(sor_v4_of((struct sockaddr *)&a6, sizeof(a6), false, &out) &&
+	ok(usor_v4_of((struct sockaddr *)&a6, sizeof(a6), false, &out) &&
 	   out.sin_family == AF_INET && out.sin_port == htons(7200) &&
 	   !strcmp(inet_ntop(AF_INET, &out.sin_addr, buf, sizeof(buf)), "198.18.0.11") &&
 	   !memcmp(out.sin_zero, "\0\0\0\0\0\0\0\0", 8),
 	   "IPv4-mapped AF_INET6 gives the IPv4 address and port, zero padding");
-	ok(!sor_v4_of((struct sockaddr *)&a6, sizeof(a6) - 1, false, &out),
+	ok(!usor_v4_of((struct sockaddr *)&a6, sizeof(a6) - 1, false, &out),
 	   "AF_INET6 too short");
 
 	a6 = v6("::", 5201);
-	ok(!sor_v4_of((struct sockaddr *)&a6, sizeof(a6), false, &out),
+	ok(!usor_v4_of((struct sockaddr *)&a6, sizeof(a6), false, &out),
 	   "IPv6 wildcard is no peer");
-	ok(sor_v4_of((struct sockaddr *)&a6, sizeof(a6), true, &out) &&
+	ok(usor_v4_of((struct sockaddr *)&a6, sizeof(a6), true, &out) &&
 	   out.sin_addr.s_addr == htonl(INADDR_ANY) && out.sin_port == htons(5201),
 	   "IPv6 wildcard is INADDR_ANY for a listener");
 
 	a6 = v6("2001:db8::1", 80);
-	ok(!sor_v4_of((struct sockaddr *)&a6, sizeof(a6), true, &out),
+	ok(!usor_v4_of((struct sockaddr *)&a6, sizeof(a6), true, &out),
 	   "a native IPv6 address is not IPv4");
 	a6 = v6("::1", 80);
-	ok(!sor_v4_of((struct sockaddr *)&a6, sizeof(a6), true, &out),
+	ok(!usor_v4_of((struct sockaddr *)&a6, sizeof(a6), true, &out),
 	   "IPv6 loopback is not IPv4");
 
-	l = sor_v4_as(AF_INET, &in, &ss);
+	l = usor_v4_as(AF_INET, &in, &ss);
 	ok(l == sizeof(in) && ss.ss_family == AF_INET &&
 	   !memcmp(&ss, &in, sizeof(in)), "AF_INET presented as is");
-	l = sor_v4_as(AF_INET6, &in, &ss);
+	l = usor_v4_as(AF_INET6, &in, &ss);
 	memcpy(&a6, &ss, sizeof(a6));
 	ok(l == sizeof(a6) && a6.sin6_family == AF_INET6 &&
 	   a6.sin6_port == htons(80) && IN6_IS_ADDR_V4MAPPED(&a6.sin6_addr) &&
 	   !strcmp(inet_ntop(AF_INET6, &a6.sin6_addr, buf, sizeof(buf)),
 		   "::ffff:198.18.0.10") && !a6.sin6_flowinfo && !a6.sin6_scope_id,
 	   "AF_INET6 presents the IPv4-mapped address");
-	ok(sor_v4_of((struct sockaddr *)&ss, l, false, &out) &&
+	ok(usor_v4_of((struct sockaddr *)&ss, l, false, &out) &&
 	   out.sin_addr.s_addr == in.sin_addr.s_addr && out.sin_port == in.sin_port,
 	   "round trip");
 	return tap_done();

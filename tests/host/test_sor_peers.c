@@ -30,16 +30,16 @@ static uint32_t ip(const char *s)
 	return a.s_addr;
 }
 
-static uint32_t parse(struct sor_peers *p, const char *text)
+static uint32_t parse(struct usor_peers *p, const char *text)
 {
 	nreports = 0;
-	return sor_peers_parse(p, text, strlen(text), "peers", report, NULL);
+	return usor_peers_parse(p, text, strlen(text), "peers", report, NULL);
 }
 
 /* One malformed line between two good ones: reported with its reason. */
 static void bad(const char *line, const char *why)
 {
-	static struct sor_peers p;
+	static struct usor_peers p;
 	char text[1024];
 
 	snprintf(text, sizeof(text), "0 10.0.0.1\n%s\n2 10.0.0.3\n", line);
@@ -52,9 +52,9 @@ static void bad(const char *line, const char *why)
 
 int main(void)
 {
-	static struct sor_peers p;
+	static struct usor_peers p;
 	char a[16], text[80 * 70];
-	const struct sor_peer *e;
+	const struct usor_peer *e;
 	int i;
 
 	ok(parse(&p, "") == 0 && nreports == 0, "empty file: no nodes");
@@ -64,17 +64,17 @@ int main(void)
 		  "node2 198.18.0.12\r\n  3   198.18.0.13  ");
 	ok(p.count == 4 && p.bad_lines == 0 && nreports == 0,
 	   "four nodes, tabs, CRLF, trailing comment, nodeN, no final newline");
-	e = sor_peers_node(&p, 1);
+	e = usor_peers_node(&p, 1);
 	ok(e && e->naddr == 2 && e->addr[0] == ip("198.18.0.11") &&
 	   e->addr[1] == ip("10.1.0.11"), "node 1 has two addresses, in order");
-	ok(sor_peers_find(&p, ip("10.1.0.11")) == 1 &&
-	   sor_peers_find(&p, ip("198.18.0.13")) == 3 &&
-	   sor_peers_find(&p, ip("198.18.0.14")) == -1 &&
-	   sor_peers_find(&p, ip("127.0.0.1")) == -1,
+	ok(usor_peers_find(&p, ip("10.1.0.11")) == 1 &&
+	   usor_peers_find(&p, ip("198.18.0.13")) == 3 &&
+	   usor_peers_find(&p, ip("198.18.0.14")) == -1 &&
+	   usor_peers_find(&p, ip("127.0.0.1")) == -1,
 	   "addresses map to their node; others to none");
-	ok(sor_peers_node(&p, 2) && !sor_peers_node(&p, 4), "node lookup");
-	ok(!strcmp(sor_ipv4_str(ip("198.18.0.255"), a), "198.18.0.255") &&
-	   !strcmp(sor_ipv4_str(ip("0.0.0.0"), a), "0.0.0.0"), "address printing");
+	ok(usor_peers_node(&p, 2) && !usor_peers_node(&p, 4), "node lookup");
+	ok(!strcmp(usor_ipv4_str(ip("198.18.0.255"), a), "198.18.0.255") &&
+	   !strcmp(usor_ipv4_str(ip("0.0.0.0"), a), "0.0.0.0"), "address printing");
 	parse(&p, "63 1.2.3.4 1.2.3.5 1.2.3.6 1.2.3.7 1.2.3.8 1.2.3.9 1.2.3.10 1.2.3.11\n");
 	ok(p.count == 1 && p.peer[0].node == 63 && p.peer[0].naddr == 8,
 	   "node 63 with 8 addresses");
@@ -121,12 +121,12 @@ int main(void)
 		for (i = 0; i < (int)sizeof(junk); i++)
 			junk[i] = (char)(i * 37 + 11);
 		nreports = 0;
-		sor_peers_parse(&p, junk, sizeof(junk), "junk", report, NULL);
+		usor_peers_parse(&p, junk, sizeof(junk), "junk", report, NULL);
 		ok(p.count == 0 && p.bad_lines > 0 && nreports == (int)p.bad_lines,
 		   "binary junk: %u bad lines, no nodes", p.bad_lines);
 	}
 	nreports = 0;
-	sor_peers_parse(&p, "x\n", 2, "quiet", NULL, NULL);
+	usor_peers_parse(&p, "x\n", 2, "quiet", NULL, NULL);
 	ok(p.bad_lines == 1 && nreports == 0, "no report function: still counted");
 	return tap_done();
 }

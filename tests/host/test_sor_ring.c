@@ -27,7 +27,7 @@
 struct fake {
 	struct eusrv_sor_ring_hdr hdr;
 	unsigned char data[SIZE];
-	struct sor_ring r;
+	struct usor_ring r;
 	int pushes, credits, waits, nb_waits, lock_waits;
 	int err;		/* what get_error returns */
 	bool nonblock;
@@ -46,7 +46,7 @@ static void fake_init(struct fake *f, uint32_t pos)
 	f->r.hdr = &f->hdr;
 	f->r.data = f->data;
 	f->r.size = SIZE;
-	sor_ring_seen_init(&f->r);
+	usor_ring_seen_init(&f->r);
 }
 
 /* The peer delivers N bytes into a receive ring (bytes next, next+1...). */
@@ -161,32 +161,32 @@ static void k_yield(void *ctx)
 	sched_yield();
 }
 
-static const struct sor_kops kops = {
+static const struct usor_kops kops = {
 	.push = k_push, .credit = k_credit, .wait = k_wait, .lock_wait = k_lock_wait,
 	.lock_wake = k_lock_wake, .get_error = k_get_error,
 	.nonblocking = k_nonblocking, .now_ns = k_now, .yield = k_yield,
 	.tid = k_tid,
 };
 
-static const struct sor_xfer plain = { .timeout_ns = -1 };
+static const struct usor_xfer plain = { .timeout_ns = -1 };
 
 static ssize_t rx(struct fake *f, void *buf, size_t n, unsigned int flags)
 {
 	struct iovec v = { .iov_base = buf, .iov_len = n };
-	struct sor_xfer x = plain;
+	struct usor_xfer x = plain;
 
 	x.flags = flags;
-	return sor_ring_recv(&f->r, &kops, f, &v, 1, &x);
+	return usor_ring_recv(&f->r, &kops, f, &v, 1, &x);
 }
 
 static ssize_t tx(struct fake *f, const void *buf, size_t n, unsigned int flags)
 {
 	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
-	struct sor_src s = { .iov = &v, .iovcnt = 1 };
-	struct sor_xfer x = plain;
+	struct usor_src s = { .iov = &v, .iovcnt = 1 };
+	struct usor_xfer x = plain;
 
 	x.flags = flags;
-	return sor_ring_send(&f->r, &kops, f, &s, &x);
+	return usor_ring_send(&f->r, &kops, f, &s, &x);
 }
 
 static bool seq_ok(const unsigned char *b, size_t n, unsigned char first)
@@ -227,7 +227,7 @@ static void test_recv(void)
 	static struct fake f;
 	unsigned char b[200];
 	struct iovec v[3];
-	struct sor_xfer x = plain;
+	struct usor_xfer x = plain;
 
 	fake_init(&f, 60);	/* data will wrap at 64 */
 	deliver(&f, 10);
@@ -239,9 +239,9 @@ static void test_recv(void)
 	ok(f.waits == 0 && f.nb_waits == 0, "recv: fast path did not call the kernel");
 
 	deliver(&f, 20);
-	ok(rx(&f, b, 8, SOR_X_PEEK) == 8 && seq_ok(b, 8, 10) && f.hdr.head == 70,
+	ok(rx(&f, b, 8, USOR_X_PEEK) == 8 && seq_ok(b, 8, 10) && f.hdr.head == 70,
 	   "MSG_PEEK: data shown, head unchanged");
-	ok(rx(&f, b, 100, SOR_X_PEEK) == 20 && seq_ok(b, 20, 10),
+	ok(rx(&f, b, 100, USOR_X_PEEK) == 20 && seq_ok(b, 20, 10),
 	   "MSG_PEEK: all 20 visible");
 	ok(rx(&f, b, 20, 0) == 20 && seq_ok(b, 20, 10), "recv after peek: same bytes");
 
@@ -254,23 +254,23 @@ static void test_recv(void)
 	v[1].iov_len = 0;
 	v[2].iov_base = b + 5;
 	v[2].iov_len = 40;
-	ok(sor_ring_recv(&f.r, &kops, &f, v, 3, &x) == 30 && seq_ok(b, 30, 0) &&
+	ok(usor_ring_recv(&f.r, &kops, &f, v, 3, &x) == 30 && seq_ok(b, 30, 0) &&
 	   f.hdr.head == 14, "readv: 3 buffers, positions wrap past 2^32");
 
 	/* MSG_WAITALL: 4 there, the peer sends 6 more while we sleep */
 	fake_init(&f, 0);
 	deliver(&f, 4);
 	f.on_wait = on_wait_deliver6;
-	ok(rx(&f, b, 10, SOR_X_WAITALL) == 10 && seq_ok(b, 10, 0) && f.waits == 1,
+	ok(rx(&f, b, 10, USOR_X_WAITALL) == 10 && seq_ok(b, 10, 0) && f.waits == 1,
 	   "MSG_WAITALL: waits once for the missing 6");
 	/* PEEK|WAITALL waits for the whole amount, consumes nothing */
 	deliver(&f, 2);
 	f.waits = 0;
-	ok(rx(&f, b, 8, SOR_X_WAITALL | SOR_X_PEEK) == 8 && f.waits == 1 &&
+	ok(rx(&f, b, 8, USOR_X_WAITALL | USOR_X_PEEK) == 8 && f.waits == 1 &&
 	   seq_ok(b, 8, 10) && f.hdr.tail - f.hdr.head == 8,
 	   "MSG_PEEK|MSG_WAITALL: waits until 8 are there, leaves them");
 	/* MSG_TRUNC: discarded */
-	ok(rx(&f, NULL, 3, SOR_X_TRUNC) == 3 && f.hdr.tail - f.hdr.head == 5,
+	ok(rx(&f, NULL, 3, USOR_X_TRUNC) == 3 && f.hdr.tail - f.hdr.head == 5,
 	   "MSG_TRUNC: 3 bytes dropped without a buffer");
 
 	/* empty, blocking: sleeps once, gets data */
@@ -283,7 +283,7 @@ static void test_recv(void)
 	ok(rx(&f, b, 10, 0) == -EAGAIN && f.nb_waits == 0 && f.waits == 1,
 	   "O_NONBLOCK, empty: EAGAIN, no WAIT");
 	f.nonblock = false;
-	ok(rx(&f, b, 10, SOR_X_DONTWAIT) == -EAGAIN && f.nb_waits == 0,
+	ok(rx(&f, b, 10, USOR_X_DONTWAIT) == -EAGAIN && f.nb_waits == 0,
 	   "MSG_DONTWAIT, empty: EAGAIN, no WAIT");
 	ok(rx(&f, b, 0, 0) == 0, "zero-length recv returns 0 at once");
 
@@ -299,10 +299,10 @@ static void test_recv(void)
 	fake_init(&f, 0);
 	deliver(&f, 2);
 	f.on_wait = on_wait_eof;
-	ok(rx(&f, b, 10, SOR_X_WAITALL) == 2, "MSG_WAITALL cut short by EOF: what came");
+	ok(rx(&f, b, 10, USOR_X_WAITALL) == 2, "MSG_WAITALL cut short by EOF: what came");
 	fake_init(&f, 0);
 	deliver(&f, 2);
-	ok(rx(&f, b, 10, SOR_X_SHUT_RD) == 2 && rx(&f, b, 10, SOR_X_SHUT_RD) == 0,
+	ok(rx(&f, b, 10, USOR_X_SHUT_RD) == 2 && rx(&f, b, 10, USOR_X_SHUT_RD) == 0,
 	   "after shutdown(SHUT_RD): queued data, then 0 without waiting");
 
 	/* errors */
@@ -322,13 +322,13 @@ static void test_recv(void)
 	fake_init(&f, 0);
 	deliver(&f, 4);
 	f.wait_ret = -EINTR;
-	ok(rx(&f, b, 10, SOR_X_WAITALL) == 4, "signal during MSG_WAITALL: the bytes so far");
+	ok(rx(&f, b, 10, USOR_X_WAITALL) == 4, "signal during MSG_WAITALL: the bytes so far");
 	fake_init(&f, 0);
 	x.timeout_ns = 5000000;	/* SO_RCVTIMEO 5 ms; the fake's WAIT takes 1 s */
 	{
 		struct iovec one = { .iov_base = b, .iov_len = 10 };
 
-		ok(sor_ring_recv(&f.r, &kops, &f, &one, 1, &x) == -EAGAIN && f.waits == 1,
+		ok(usor_ring_recv(&f.r, &kops, &f, &one, 1, &x) == -EAGAIN && f.waits == 1,
 		   "SO_RCVTIMEO: EAGAIN after the timeout");
 	}
 	fake_init(&f, 0);
@@ -389,7 +389,7 @@ static void test_credit(void)
 	/* MSG_PEEK consumes nothing and gives no credit. */
 	fake_init(&f, 0);
 	deliver(&f, SIZE);
-	ok(rx(&f, b, SIZE, SOR_X_PEEK) == SIZE && f.credits == 0,
+	ok(rx(&f, b, SIZE, USOR_X_PEEK) == SIZE && f.credits == 0,
 	   "MSG_PEEK: no credit");
 }
 
@@ -408,7 +408,7 @@ static void test_spin(void)
 	static struct fake f;
 	struct iovec v;
 	unsigned char b[16] = { 0 };
-	struct sor_xfer x = plain;
+	struct usor_xfer x = plain;
 	pthread_t t;
 
 	fake_init(&f, 0);
@@ -418,7 +418,7 @@ static void test_spin(void)
 	v.iov_len = sizeof(b);
 	if (pthread_create(&t, NULL, deliver_later, &f))
 		abort();
-	ok(sor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 7 && f.waits == 0 &&
+	ok(usor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 7 && f.waits == 0 &&
 	   f.nb_waits == 0 && seq_ok(b, 7, 0),
 	   "spinning reader: data from another thread, no WAIT at all");
 	pthread_join(t, NULL);
@@ -429,28 +429,28 @@ static void test_adaptive_spin(void)
 {
 	static struct fake f;
 	unsigned char b[16] = { 0 };
-	struct sor_xfer x = plain;
+	struct usor_xfer x = plain;
 	struct iovec v = { .iov_base = b, .iov_len = sizeof(b) };
 	pthread_t t;
 	int i, spins_at_zero = 0;
 
-	x.spin_ns = SOR_SPIN_ADAPTIVE;
+	x.spin_ns = USOR_SPIN_ADAPTIVE;
 	fake_init(&f, 0);
 	f.now = -1;
-	sor_ring_spin_init(&f.r);
+	usor_ring_spin_init(&f.r);
 	ok(f.r.spin.budget_ns == 50000, "adaptive: starts with a 50 us budget");
 	/* Data comes only after the sleep: the spin did not pay. */
 	f.on_wait = on_wait_deliver6;
-	ok(sor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 6 && f.waits == 1 &&
+	ok(usor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 6 && f.waits == 1 &&
 	   f.r.spin.budget_ns == 25000,
 	   "adaptive: a spin that saw nothing halves the budget (25 us)");
 	for (i = 0; i < 3; i++)
-		sor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
+		usor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
 	ok(f.r.spin.budget_ns == 0, "adaptive: after 4 unpaid spins it sleeps at once");
 	for (i = 0; i < 32; i++) {
 		int64_t t0 = k_now(&f);
 
-		sor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
+		usor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
 		spins_at_zero += k_now(&f) - t0 >= 10000;
 	}
 	ok(f.r.spin.budget_ns == 0 && spins_at_zero >= 1 && spins_at_zero <= 4,
@@ -461,7 +461,7 @@ static void test_adaptive_spin(void)
 	f.r.spin.budget_ns = 100000000;
 	if (pthread_create(&t, NULL, deliver_later, &f))
 		abort();
-	ok(sor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 7 && f.r.spin.budget_ns == 200000,
+	ok(usor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 7 && f.r.spin.budget_ns == 200000,
 	   "adaptive: a spin that saw data keeps spinning (budget capped at 200 us)");
 	pthread_join(t, NULL);
 }
@@ -473,7 +473,7 @@ static void test_send(void)
 	static struct fake f;
 	unsigned char src[200], got[SIZE];
 	uint32_t i;
-	struct sor_xfer x = plain;
+	struct usor_xfer x = plain;
 
 	for (i = 0; i < sizeof(src); i++)
 		src[i] = (unsigned char)i;
@@ -495,7 +495,7 @@ static void test_send(void)
 	   "O_NONBLOCK: partial send fills the ring (64 of 100)");
 	ok(tx(&f, src, 10, 0) == -EAGAIN, "O_NONBLOCK, ring full: EAGAIN");
 	f.nonblock = false;
-	ok(tx(&f, src, 10, SOR_X_DONTWAIT) == -EAGAIN, "MSG_DONTWAIT, ring full: EAGAIN");
+	ok(tx(&f, src, 10, USOR_X_DONTWAIT) == -EAGAIN, "MSG_DONTWAIT, ring full: EAGAIN");
 	/* blocking: the peer drains while we wait */
 	f.on_wait = on_wait_drain;
 	ok(tx(&f, src, 200, 0) == 200 && f.waits >= 3,
@@ -521,14 +521,14 @@ static void test_send(void)
 	x.timeout_ns = 1000;
 	{
 		struct iovec one = { .iov_base = src, .iov_len = 10 };
-		struct sor_src s = { .iov = &one, .iovcnt = 1 };
+		struct usor_src s = { .iov = &one, .iovcnt = 1 };
 
-		ok(sor_ring_send(&f.r, &kops, &f, &s, &x) == -EAGAIN,
+		ok(usor_ring_send(&f.r, &kops, &f, &s, &x) == -EAGAIN,
 		   "SO_SNDTIMEO: EAGAIN when no room comes");
 	}
 	fake_init(&f, 0);
 	f.hdr.head = 10;	/* corrupt: head ahead of tail, as mapped */
-	sor_ring_seen_init(&f.r);
+	usor_ring_seen_init(&f.r);
 	ok(tx(&f, src, 10, 0) == -EIO, "impossible head: EIO");
 	ok(f.hdr.lock == 0, "send lock released");
 }
@@ -560,12 +560,12 @@ static void test_fill(void)
 {
 	static struct fake f;
 	struct gen g = { .next = 0, .left = 40 };
-	struct sor_src s = { .fill = gen_fill, .arg = &g, .limit = 100 };
+	struct usor_src s = { .fill = gen_fill, .arg = &g, .limit = 100 };
 	unsigned char got[40];
 	uint32_t i;
 
 	fake_init(&f, 40);
-	ok(sor_ring_send(&f.r, &kops, &f, &s, &plain) == 40,
+	ok(usor_ring_send(&f.r, &kops, &f, &s, &plain) == 40,
 	   "fill source (sendfile): 40 bytes in short reads, ends at EOF");
 	for (i = 0; i < 40; i++)
 		got[i] = f.data[(40 + i) & (SIZE - 1)];
@@ -574,7 +574,7 @@ static void test_fill(void)
 	g.next = 0;
 	g.left = 1000;
 	s.limit = 20;
-	ok(sor_ring_send(&f.r, &kops, &f, &s, &plain) == 20 && g.left == 980,
+	ok(usor_ring_send(&f.r, &kops, &f, &s, &plain) == 20 && g.left == 980,
 	   "fill source: stops at the count asked");
 }
 

@@ -16,22 +16,22 @@
 
 #include <uapi/eusrv/sor.h>
 
-#include "sor_internal.h"
+#include "usor_internal.h"
 
 static_assert(sizeof(struct eusrv_sor_ring_hdr) <= EUSRV_SOR_USER_OFF,
 	      "the ring header stays in the first half of its page");
-static_assert(sizeof(struct sor_face) <= EUSRV_SOR_USER_LEN,
+static_assert(sizeof(struct usor_face) <= EUSRV_SOR_USER_LEN,
 	      "the face fits in the user half of the page");
 
-static struct sor_face *face_of(struct sor_conn *c)
+static struct usor_face *face_of(struct usor_conn *c)
 {
-	return (struct sor_face *)((char *)c->snd.hdr + EUSRV_SOR_USER_OFF);
+	return (struct usor_face *)((char *)c->snd.hdr + EUSRV_SOR_USER_OFF);
 }
 
-void sor_face_save(struct sor_conn *c)
+void usor_face_save(struct usor_conn *c)
 {
-	struct sor_face *f = face_of(c);
-	struct sor_face n;
+	struct usor_face *f = face_of(c);
+	struct usor_face n;
 	int i;
 
 	memset(&n, 0, sizeof(n));
@@ -41,7 +41,7 @@ void sor_face_save(struct sor_conn *c)
 	n.shut = __atomic_load_n(&c->shut, __ATOMIC_RELAXED);
 	n.rcvtimeo_ns = __atomic_load_n(&c->rcvtimeo_ns, __ATOMIC_RELAXED);
 	n.sndtimeo_ns = __atomic_load_n(&c->sndtimeo_ns, __ATOMIC_RELAXED);
-	for (i = 0; i < SOR_MAX_OPTS; i++) {
+	for (i = 0; i < USOR_MAX_OPTS; i++) {
 		n.opts[i].key = __atomic_load_n(&c->opts[i].key, __ATOMIC_ACQUIRE);
 		n.opts[i].len = __atomic_load_n(&c->opts[i].len, __ATOMIC_ACQUIRE);
 		n.opts[i].val = c->opts[i].val;
@@ -50,18 +50,18 @@ void sor_face_save(struct sor_conn *c)
 	__atomic_store_n(&f->magic, 0, __ATOMIC_RELEASE);
 	memcpy((char *)f + sizeof(f->magic), (char *)&n + sizeof(n.magic),
 	       sizeof(n) - sizeof(n.magic));
-	__atomic_store_n(&f->magic, SOR_FACE_MAGIC, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->magic, USOR_FACE_MAGIC, __ATOMIC_RELEASE);
 }
 
 /* ADDR belongs to NODE: one of its addresses, or loopback to ourselves. */
-static bool addr_of_node(const struct sor_state *st, uint32_t addr,
+static bool addr_of_node(const struct usor_state *st, uint32_t addr,
 			 uint32_t node)
 {
 	const unsigned char *b = (const unsigned char *)&addr;
 
 	if (b[0] == 127)
 		return (int)node == st->node;
-	return sor_peers_find(&st->peers, addr) == (int)node;
+	return usor_peers_find(&st->peers, addr) == (int)node;
 }
 
 /*
@@ -69,22 +69,22 @@ static bool addr_of_node(const struct sor_state *st, uint32_t addr,
  * connection may have written it, so nothing is taken on trust that the
  * driver says otherwise (ports, nodes) or that the core could trip on.
  */
-static bool face_ok(const struct sor_state *st, const struct sor_conn *c,
-		    const struct sor_face *n)
+static bool face_ok(const struct usor_state *st, const struct usor_conn *c,
+		    const struct usor_face *n)
 {
 	int i;
 
-	if (n->magic != SOR_FACE_MAGIC ||
+	if (n->magic != USOR_FACE_MAGIC ||
 	    (n->family != AF_INET && n->family != AF_INET6) ||
 	    n->local.sin_family != AF_INET || n->peer.sin_family != AF_INET ||
 	    n->local.sin_port != c->local.sin_port ||
 	    n->peer.sin_port != c->peer.sin_port ||
 	    !addr_of_node(st, n->local.sin_addr.s_addr, c->node) ||
 	    !addr_of_node(st, n->peer.sin_addr.s_addr, c->peer_node) ||
-	    (n->shut & ~(uint32_t)SOR_X_SHUT_RD) ||
+	    (n->shut & ~(uint32_t)USOR_X_SHUT_RD) ||
 	    n->rcvtimeo_ns < -1 || n->sndtimeo_ns < -1)
 		return false;
-	for (i = 0; i < SOR_MAX_OPTS; i++)
+	for (i = 0; i < USOR_MAX_OPTS; i++)
 		if (n->opts[i].len > sizeof(n->opts[i].val) ||
 		    (!n->opts[i].key && n->opts[i].len))
 			return false;
@@ -92,17 +92,17 @@ static bool face_ok(const struct sor_state *st, const struct sor_conn *c,
 }
 
 /* C's face from its page, or what the driver and the peers file say. */
-static void face_load(const struct sor_state *st, struct sor_conn *c)
+static void face_load(const struct usor_state *st, struct usor_conn *c)
 {
-	struct sor_face n;
+	struct usor_face n;
 
 	__atomic_load(&face_of(c)->magic, &n.magic, __ATOMIC_ACQUIRE);
 	memcpy((char *)&n + sizeof(n.magic), (char *)face_of(c) + sizeof(n.magic),
 	       sizeof(n) - sizeof(n.magic));
 	if (!face_ok(st, c, &n)) {
 		c->family = AF_INET;
-		c->local.sin_addr.s_addr = sor_node_addr(st, c->node);
-		c->peer.sin_addr.s_addr = sor_node_addr(st, c->peer_node);
+		c->local.sin_addr.s_addr = usor_node_addr(st, c->node);
+		c->peer.sin_addr.s_addr = usor_node_addr(st, c->peer_node);
 		return;
 	}
 	c->family = n.family;
@@ -118,53 +118,53 @@ static void face_load(const struct sor_state *st, struct sor_conn *c)
  * FD's set-up is still going on, or turned to TCP: no rings to map yet
  * (EAGAIN), so no face either; the names the driver and peers file give.
  */
-static struct sor_conn *adopt_pending(const struct sor_state *st, int fd)
+static struct usor_conn *adopt_pending(const struct usor_state *st, int fd)
 {
 	struct eusrv_sor_info in;
-	struct sor_conn *c;
+	struct usor_conn *c;
 
 	memset(&in, 0, sizeof(in));
-	if (sor_r->ioctl(fd, EUSRV_SOR_INFO, &in) < 0)
+	if (usor_r->ioctl(fd, EUSRV_SOR_INFO, &in) < 0)
 		return NULL;
-	c = sor_conn_alloc();
+	c = usor_conn_alloc();
 	if (!c)
 		return NULL;
-	c->pending = SOR_PEND_CONNECTING;
+	c->pending = USOR_PEND_CONNECTING;
 	c->node = in.node;
 	c->peer_node = in.peer_node;
 	c->family = AF_INET;
 	c->local.sin_family = AF_INET;
 	c->local.sin_port = htons(in.lport);
-	c->local.sin_addr.s_addr = sor_node_addr(st, in.node);
+	c->local.sin_addr.s_addr = usor_node_addr(st, in.node);
 	c->peer.sin_family = AF_INET;
 	c->peer.sin_port = htons(in.rport);
-	c->peer.sin_addr.s_addr = sor_node_addr(st, in.peer_node);
+	c->peer.sin_addr.s_addr = usor_node_addr(st, in.peer_node);
 	return c;
 }
 
-struct sor_conn *sor_adopt(int fd)
+struct usor_conn *usor_adopt(int fd)
 {
-	const struct sor_state *st;
-	struct sor_conn *c = NULL, *old;
+	const struct usor_state *st;
+	struct usor_conn *c = NULL, *old;
 	struct stat sb;
 	int e = errno;
 
-	if (fd < 0 || sor_absent())
+	if (fd < 0 || usor_absent())
 		goto out;
-	st = sor_state();
+	st = usor_state_get();
 	/* Connection files are anonymous inodes: no file type bits. */
-	if (!st || sor_r->fstat(fd, &sb) || (sb.st_mode & S_IFMT))
+	if (!st || usor_r->fstat(fd, &sb) || (sb.st_mode & S_IFMT))
 		goto out;
-	c = sor_conn_map(fd);
+	c = usor_conn_map(fd);
 	if (!c && errno == EAGAIN)
 		c = adopt_pending(st, fd);
 	if (!c)
 		goto out;
 	if (c->map)
 		face_load(st, c);
-	old = sor_fd_set(fd, c);
+	old = usor_fd_set(fd, c);
 	if (old)
-		sor_conn_put(old);
+		usor_conn_put(old);
 out:
 	errno = e;
 	return c;
@@ -187,7 +187,7 @@ static const struct {
 	{ IPPROTO_TCP, TCP_USER_TIMEOUT }, { IPPROTO_IP, IP_TOS },
 };
 
-void sor_face_import(int fd, int cfd, struct sor_conn *c)
+void usor_face_import(int fd, int cfd, struct usor_conn *c)
 {
 	unsigned char v[16];
 	socklen_t len;
@@ -197,9 +197,9 @@ void sor_face_import(int fd, int cfd, struct sor_conn *c)
 	for (i = 0; i < sizeof(imported) / sizeof(imported[0]); i++) {
 		len = sizeof(v);
 		memset(v, 0, sizeof(v));
-		if (sor_r->getsockopt(fd, imported[i].level, imported[i].name,
+		if (usor_r->getsockopt(fd, imported[i].level, imported[i].name,
 				      v, &len) == 0)
-			sor_conn_setopt(c, cfd, imported[i].level,
+			usor_conn_setopt(c, cfd, imported[i].level,
 					imported[i].name, v, len);
 	}
 	errno = e;

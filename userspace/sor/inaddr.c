@@ -4,7 +4,7 @@
 
 #include "inaddr.h"
 
-bool sor_v4_of(const struct sockaddr *a, socklen_t len, bool any_ok,
+bool usor_v4_of(const struct sockaddr *a, socklen_t len, bool any_ok,
 	       struct sockaddr_in *out)
 {
 	struct sockaddr_in6 s6;
@@ -37,7 +37,7 @@ bool sor_v4_of(const struct sockaddr *a, socklen_t len, bool any_ok,
 	return false;
 }
 
-socklen_t sor_v4_as(int family, const struct sockaddr_in *in,
+socklen_t usor_v4_as(int family, const struct sockaddr_in *in,
 		    struct sockaddr_storage *out)
 {
 	struct sockaddr_in6 s6;

@@ -4,8 +4,8 @@
  * IPv4-mapped address (a dual-stack socket bound to :: talks IPv4 this
  * way, as iperf3 and nginx's "listen [::]" do).
  */
-#ifndef EUSRV_SOR_INADDR_H
-#define EUSRV_SOR_INADDR_H
+#ifndef EUSRV_USOR_INADDR_H
+#define EUSRV_USOR_INADDR_H
 
 #include <netinet/in.h>
 #include <stdbool.h>
@@ -16,14 +16,14 @@
  * IPv4-mapped AF_INET6 one, or with ANY_OK also the IPv6 wildcard (as
  * INADDR_ANY).  False for anything else, OUT untouched.
  */
-bool sor_v4_of(const struct sockaddr *a, socklen_t len, bool any_ok,
+bool usor_v4_of(const struct sockaddr *a, socklen_t len, bool any_ok,
 	       struct sockaddr_in *out);
 
 /*
  * IN as FAMILY presents it (AF_INET as is, AF_INET6 IPv4-mapped) into
  * OUT; returns its length.
  */
-socklen_t sor_v4_as(int family, const struct sockaddr_in *in,
+socklen_t usor_v4_as(int family, const struct sockaddr_in *in,
 		    struct sockaddr_storage *out);
 
-#endif /* EUSRV_SOR_INADDR_H */
+#endif /* EUSRV_USOR_INADDR_H */

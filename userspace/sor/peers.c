@@ -12,7 +12,7 @@
 
 /* A message being built in a fixed buffer (truncated if too long). */
 struct msg {
-	char buf[SOR_PEERS_MAX_LINE + 128];
+	char buf[USOR_PEERS_MAX_LINE + 128];
 	size_t len;
 };
 
@@ -42,7 +42,7 @@ static void msg_uint(struct msg *m, unsigned long v)
 	msg_add(m, d + i, sizeof(d) - i);
 }
 
-char *sor_ipv4_str(uint32_t addr, char out[16])
+char *usor_ipv4_str(uint32_t addr, char out[16])
 {
 	const unsigned char *b = (const unsigned char *)&addr;
 	struct msg m;
@@ -109,7 +109,7 @@ static int parse_ipv4(const char *s, const char *e, uint32_t *addr)
 	return 0;
 }
 
-int sor_peers_find(const struct sor_peers *p, uint32_t addr)
+int usor_peers_find(const struct usor_peers *p, uint32_t addr)
 {
 	uint32_t i, j;
 
@@ -120,7 +120,7 @@ int sor_peers_find(const struct sor_peers *p, uint32_t addr)
 	return -1;
 }
 
-const struct sor_peer *sor_peers_node(const struct sor_peers *p, uint32_t node)
+const struct usor_peer *usor_peers_node(const struct usor_peers *p, uint32_t node)
 {
 	uint32_t i;
 
@@ -131,8 +131,8 @@ const struct sor_peer *sor_peers_node(const struct sor_peers *p, uint32_t node)
 }
 
 /* One line [S, E) without its newline; NULL if good, else why not. */
-static const char *parse_line(struct sor_peers *p, const char *s, const char *e,
-			      struct sor_peer *out)
+static const char *parse_line(struct usor_peers *p, const char *s, const char *e,
+			      struct usor_peer *out)
 {
 	const char *w;
 	unsigned int node;
@@ -146,9 +146,9 @@ static const char *parse_line(struct sor_peers *p, const char *s, const char *e,
 		s++;
 	if (s - w > 4 && !memcmp(w, "node", 4))
 		w += 4;
-	if (parse_dec(w, s, SOR_PEERS_MAX_NODES - 1, 2, &node))
+	if (parse_dec(w, s, USOR_PEERS_MAX_NODES - 1, 2, &node))
 		return "the node is not a number from 0 to 63";
-	if (sor_peers_node(p, node))
+	if (usor_peers_node(p, node))
 		return "the node is listed twice";
 	out->node = node;
 	for (;;) {
@@ -161,9 +161,9 @@ static const char *parse_line(struct sor_peers *p, const char *s, const char *e,
 			s++;
 		if (parse_ipv4(w, s, &addr))
 			return "not an IPv4 address (a.b.c.d)";
-		if (out->naddr == SOR_PEERS_MAX_ADDRS)
+		if (out->naddr == USOR_PEERS_MAX_ADDRS)
 			return "more than 8 addresses";
-		if (sor_peers_find(p, addr) >= 0)
+		if (usor_peers_find(p, addr) >= 0)
 			return "the address belongs to another node";
 		for (k = 0; k < out->naddr; k++)
 			if (out->addr[k] == addr)
@@ -175,8 +175,8 @@ static const char *parse_line(struct sor_peers *p, const char *s, const char *e,
 	return NULL;
 }
 
-uint32_t sor_peers_parse(struct sor_peers *p, const char *buf, size_t len,
-			 const char *name, sor_peers_report_fn *report, void *arg)
+uint32_t usor_peers_parse(struct usor_peers *p, const char *buf, size_t len,
+			 const char *name, usor_peers_report_fn *report, void *arg)
 {
 	const char *s = buf, *end = buf + len;
 	unsigned long lineno = 0;
@@ -184,7 +184,7 @@ uint32_t sor_peers_parse(struct sor_peers *p, const char *buf, size_t len,
 	memset(p, 0, sizeof(*p));
 	while (s < end) {
 		const char *e = s, *c, *why = NULL;
-		struct sor_peer peer;
+		struct usor_peer peer;
 
 		memset(&peer, 0, sizeof(peer));
 		while (e < end && *e != '\n')
@@ -201,9 +201,9 @@ uint32_t sor_peers_parse(struct sor_peers *p, const char *buf, size_t len,
 			if (t == c)
 				goto next;	/* empty or comment only */
 		}
-		if (e - s > (long)SOR_PEERS_MAX_LINE)
+		if (e - s > (long)USOR_PEERS_MAX_LINE)
 			why = "line too long";
-		else if (p->count == SOR_PEERS_MAX_NODES)
+		else if (p->count == USOR_PEERS_MAX_NODES)
 			why = "more than 64 nodes";
 		else
 			why = parse_line(p, s, c, &peer);

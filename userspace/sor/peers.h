@@ -9,49 +9,49 @@
  * node comes from the driver, not from the file).  A malformed line is
  * reported and ignored; the other lines still count.
  */
-#ifndef EUSRV_SOR_PEERS_H
-#define EUSRV_SOR_PEERS_H
+#ifndef EUSRV_USOR_PEERS_H
+#define EUSRV_USOR_PEERS_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#define SOR_PEERS_PATH		"/etc/eusrv/peers"
-#define SOR_PEERS_ENV		"EUSRV_PEERS"
-#define SOR_PEERS_MAX_NODES	64U
-#define SOR_PEERS_MAX_ADDRS	8U
-#define SOR_PEERS_MAX_LINE	512U
-#define SOR_PEERS_MAX_FILE	65536U
+#define USOR_PEERS_PATH		"/etc/eusrv/peers"
+#define USOR_PEERS_ENV		"EUSRV_PEERS"
+#define USOR_PEERS_MAX_NODES	64U
+#define USOR_PEERS_MAX_ADDRS	8U
+#define USOR_PEERS_MAX_LINE	512U
+#define USOR_PEERS_MAX_FILE	65536U
 
-struct sor_peer {
+struct usor_peer {
 	uint32_t node;
 	uint32_t naddr;
-	uint32_t addr[SOR_PEERS_MAX_ADDRS];	/* IPv4, network order */
+	uint32_t addr[USOR_PEERS_MAX_ADDRS];	/* IPv4, network order */
 };
 
-struct sor_peers {
+struct usor_peers {
 	uint32_t count;
 	uint32_t bad_lines;
-	struct sor_peer peer[SOR_PEERS_MAX_NODES];
+	struct usor_peer peer[USOR_PEERS_MAX_NODES];
 };
 
 /* Called once per malformed line with a complete message ("NAME:LINE: ..."). */
-typedef void sor_peers_report_fn(void *arg, const char *msg);
+typedef void usor_peers_report_fn(void *arg, const char *msg);
 
 /*
  * Parse LEN bytes of BUF (NAME is for messages) into P.  Returns the number
  * of nodes.
  */
-uint32_t sor_peers_parse(struct sor_peers *p, const char *buf, size_t len,
-			 const char *name, sor_peers_report_fn *report,
+uint32_t usor_peers_parse(struct usor_peers *p, const char *buf, size_t len,
+			 const char *name, usor_peers_report_fn *report,
 			 void *arg);
 
 /* The node owning ADDR (network order), or -1. */
-int sor_peers_find(const struct sor_peers *p, uint32_t addr);
+int usor_peers_find(const struct usor_peers *p, uint32_t addr);
 
 /* The entry of NODE, or NULL. */
-const struct sor_peer *sor_peers_node(const struct sor_peers *p, uint32_t node);
+const struct usor_peer *usor_peers_node(const struct usor_peers *p, uint32_t node);
 
 /* Dotted quad of ADDR (network order) into OUT (16 bytes); returns OUT. */
-char *sor_ipv4_str(uint32_t addr, char out[16]);
+char *usor_ipv4_str(uint32_t addr, char out[16]);
 
-#endif /* EUSRV_SOR_PEERS_H */
+#endif /* EUSRV_USOR_PEERS_H */

@@ -22,7 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sor_core.h"
+#include "usor_core.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -91,7 +91,7 @@ static void chk_fail(void)
 	abort();
 }
 
-static struct sor_real real;
+static struct usor_real preload_real;
 static int ready;	/* 0 no, 1 resolving, 2 yes */
 
 static void *next(const char *name)
@@ -111,20 +111,20 @@ static pid_t cached_gettid(void)
 	return tid_cache;
 }
 
-/* What a thread cancelled in a wait leaves behind (sor_real.wait_begin). */
-static pthread_key_t wait_key;
+/* What a thread cancelled in a wait leaves behind (usor_real.wait_begin). */
+static pthread_key_t preload_wait_key;
 
 static void wait_begin(void *c)
 {
-	pthread_setspecific(wait_key, c);
+	pthread_setspecific(preload_wait_key, c);
 }
 
 static void wait_end(void)
 {
-	pthread_setspecific(wait_key, NULL);
+	pthread_setspecific(preload_wait_key, NULL);
 }
 
-static pid_t real_getpid(void)
+static pid_t preload_getpid(void)
 {
 	return (pid_t)syscall(SYS_getpid);
 }
@@ -132,10 +132,10 @@ static pid_t real_getpid(void)
 static void fork_child(void)
 {
 	tid_cache = 0;	/* the child's one thread has an id of its own */
-	sor_fork_child();
+	usor_fork_child();
 }
 
-#define NEXT(field, name) (*(void **)&real.field = next(name))
+#define NEXT(field, name) (*(void **)&preload_real.field = next(name))
 
 static void resolve(void)
 {
@@ -179,8 +179,8 @@ static void resolve(void)
 	NEXT(clock_gettime, "clock_gettime");
 	NEXT(raise, "raise");
 	NEXT(sched_yield, "sched_yield");
-	real.gettid = cached_gettid;
-	real.getpid = real_getpid;
+	preload_real.gettid = cached_gettid;
+	preload_real.getpid = preload_getpid;
 	*(void **)&next_fcntl = next("fcntl");
 	*(void **)&next_ioctl = next("ioctl");
 	*(void **)&next_open = next("open");
@@ -191,17 +191,17 @@ static void resolve(void)
 	*(void **)&next_fstatat = next("fstatat");
 	*(void **)&next_statx = next("statx");
 	*(void **)&next_chk_fail = next("__chk_fail");
-	real.fcntl = fcntl_fixed;
-	real.ioctl = ioctl_fixed;
-	real.ioctl_wait = ioctl_cancel;
-	real.wait_begin = wait_begin;
-	real.wait_end = wait_end;
-	pthread_key_create(&wait_key, sor_wait_abandoned);
-	real.open = open_fixed;
-	real.dup3 = dup3_fixed;
-	real.getenv = getenv_fixed;
-	sor_set_real(&real);
-	pthread_atfork(sor_fork_prepare, sor_fork_parent, fork_child);
+	preload_real.fcntl = fcntl_fixed;
+	preload_real.ioctl = ioctl_fixed;
+	preload_real.ioctl_wait = ioctl_cancel;
+	preload_real.wait_begin = wait_begin;
+	preload_real.wait_end = wait_end;
+	pthread_key_create(&preload_wait_key, usor_wait_abandoned);
+	preload_real.open = open_fixed;
+	preload_real.dup3 = dup3_fixed;
+	preload_real.getenv = getenv_fixed;
+	usor_set_real(&preload_real);
+	pthread_atfork(usor_fork_prepare, usor_fork_parent, fork_child);
 	__atomic_store_n(&ready, 2, __ATOMIC_RELEASE);
 	errno = saved;
 }
@@ -218,50 +218,50 @@ static bool empty_path(const char *path)
 EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	R();
-	return sor_connect(fd, addr, len);
+	return usor_connect(fd, addr, len);
 }
 
 EXPORT int listen(int fd, int backlog)
 {
 	R();
-	return sor_listen(fd, backlog);
+	return usor_listen(fd, backlog);
 }
 
 EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	R();
-	return sor_accept4(fd, addr, len, 0);
+	return usor_accept4(fd, addr, len, 0);
 }
 
 EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	R();
-	return sor_accept4(fd, addr, len, flags);
+	return usor_accept4(fd, addr, len, flags);
 }
 
 EXPORT int close(int fd)
 {
 	R();
-	return sor_close(fd);
+	return usor_close(fd);
 }
 
 EXPORT int close_range(unsigned int first, unsigned int last, int flags)
 {
 	R();
-	return sor_close_range(first, last, flags);
+	return usor_close_range(first, last, flags);
 }
 
 EXPORT void closefrom(int low)
 {
 	R();
-	sor_closefrom_before(low);
+	usor_closefrom_before(low);
 	next_closefrom(low);
 }
 
 EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 	R();
-	return sor_read(fd, buf, n);
+	return usor_read(fd, buf, n);
 }
 
 EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
@@ -269,31 +269,31 @@ EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 	R();
 	if (n > buflen)
 		chk_fail();
-	return sor_read(fd, buf, n);
+	return usor_read(fd, buf, n);
 }
 
 EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 	R();
-	return sor_write(fd, buf, n);
+	return usor_write(fd, buf, n);
 }
 
 EXPORT ssize_t readv(int fd, const struct iovec *iov, int iovcnt)
 {
 	R();
-	return sor_readv(fd, iov, iovcnt);
+	return usor_readv(fd, iov, iovcnt);
 }
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
 	R();
-	return sor_writev(fd, iov, iovcnt);
+	return usor_writev(fd, iov, iovcnt);
 }
 
 EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
 	R();
-	return sor_recvfrom(fd, buf, n, flags, NULL, NULL);
+	return usor_recvfrom(fd, buf, n, flags, NULL, NULL);
 }
 
 EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
@@ -301,14 +301,14 @@ EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
 	R();
 	if (n > buflen)
 		chk_fail();
-	return sor_recvfrom(fd, buf, n, flags, NULL, NULL);
+	return usor_recvfrom(fd, buf, n, flags, NULL, NULL);
 }
 
 EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags,
 			struct sockaddr *addr, socklen_t *len)
 {
 	R();
-	return sor_recvfrom(fd, buf, n, flags, addr, len);
+	return usor_recvfrom(fd, buf, n, flags, addr, len);
 }
 
 EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen,
@@ -317,100 +317,100 @@ EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen,
 	R();
 	if (n > buflen)
 		chk_fail();
-	return sor_recvfrom(fd, buf, n, flags, addr, len);
+	return usor_recvfrom(fd, buf, n, flags, addr, len);
 }
 
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 	R();
-	return sor_recvmsg(fd, msg, flags);
+	return usor_recvmsg(fd, msg, flags);
 }
 
 EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
 	R();
-	return sor_sendto(fd, buf, n, flags, NULL, 0);
+	return usor_sendto(fd, buf, n, flags, NULL, 0);
 }
 
 EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 		      const struct sockaddr *addr, socklen_t len)
 {
 	R();
-	return sor_sendto(fd, buf, n, flags, addr, len);
+	return usor_sendto(fd, buf, n, flags, addr, len);
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 	R();
-	return sor_sendmsg(fd, msg, flags);
+	return usor_sendmsg(fd, msg, flags);
 }
 
 EXPORT int sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
 {
 	R();
-	return sor_sendmmsg(fd, vec, vlen, flags);
+	return usor_sendmmsg(fd, vec, vlen, flags);
 }
 
 EXPORT int recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 		    struct timespec *timeout)
 {
 	R();
-	return sor_recvmmsg(fd, vec, vlen, flags, timeout);
+	return usor_recvmmsg(fd, vec, vlen, flags, timeout);
 }
 
 EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
 {
 	R();
-	return sor_sendfile(out, in, off, n);
+	return usor_sendfile(out, in, off, n);
 }
 
 EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t n)
 {
 	R();
-	return sor_sendfile(out, in, (off_t *)off, n);
+	return usor_sendfile(out, in, (off_t *)off, n);
 }
 
 EXPORT int shutdown(int fd, int how)
 {
 	R();
-	return sor_shutdown(fd, how);
+	return usor_shutdown(fd, how);
 }
 
 EXPORT int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
 	R();
-	return sor_getsockopt(fd, level, name, val, len);
+	return usor_getsockopt(fd, level, name, val, len);
 }
 
 EXPORT int setsockopt(int fd, int level, int name, const void *val,
 		      socklen_t len)
 {
 	R();
-	return sor_setsockopt(fd, level, name, val, len);
+	return usor_setsockopt(fd, level, name, val, len);
 }
 
 EXPORT int getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	R();
-	return sor_getsockname(fd, addr, len);
+	return usor_getsockname(fd, addr, len);
 }
 
 EXPORT int getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	R();
-	return sor_getpeername(fd, addr, len);
+	return usor_getpeername(fd, addr, len);
 }
 
 EXPORT int dup(int fd)
 {
 	R();
-	return sor_dup(fd);
+	return usor_dup(fd);
 }
 
 EXPORT int dup2(int fd, int newfd)
 {
 	R();
-	return sor_dup2(fd, newfd);
+	return usor_dup2(fd, newfd);
 }
 
 EXPORT int dup3(int fd, int newfd, int flags)
@@ -420,14 +420,14 @@ EXPORT int dup3(int fd, int newfd, int flags)
 		errno = EINVAL;
 		return -1;
 	}
-	return sor_dup3(fd, newfd, flags);
+	return usor_dup3(fd, newfd, flags);
 }
 
 static int fcntl_common(int fd, int cmd, va_list ap)
 {
 	uintptr_t arg = va_arg(ap, uintptr_t);
 
-	return sor_fcntl(fd, cmd, arg);
+	return usor_fcntl(fd, cmd, arg);
 }
 
 EXPORT int fcntl(int fd, int cmd, ...)
@@ -457,13 +457,13 @@ EXPORT int fcntl64(int fd, int cmd, ...)
 EXPORT int fstat(int fd, struct stat *st)
 {
 	R();
-	return sor_fstat(fd, st);
+	return usor_fstat(fd, st);
 }
 
 EXPORT int fstat64(int fd, struct stat64 *st)
 {
 	R();
-	return sor_fstat(fd, (struct stat *)st);
+	return usor_fstat(fd, (struct stat *)st);
 }
 
 EXPORT int __fxstat(int ver, int fd, struct stat *st)
@@ -473,7 +473,7 @@ EXPORT int __fxstat(int ver, int fd, struct stat *st)
 	R();
 	r = next_fxstat(ver, fd, st);
 	if (r == 0)
-		st->st_mode = sor_stat_mode(fd, st->st_mode);
+		st->st_mode = usor_stat_mode(fd, st->st_mode);
 	return r;
 }
 
@@ -489,7 +489,7 @@ EXPORT int fstatat(int dfd, const char *path, struct stat *st, int flags)
 	R();
 	r = next_fstatat(dfd, path, st, flags);
 	if (r == 0 && (flags & AT_EMPTY_PATH) && empty_path(path))
-		st->st_mode = sor_stat_mode(dfd, st->st_mode);
+		st->st_mode = usor_stat_mode(dfd, st->st_mode);
 	return r;
 }
 
@@ -506,6 +506,6 @@ EXPORT int statx(int dfd, const char *path, int flags, unsigned int mask,
 	R();
 	r = next_statx(dfd, path, flags, mask, stx);
 	if (r == 0 && (flags & AT_EMPTY_PATH) && empty_path(path))
-		stx->stx_mode = (uint16_t)sor_stat_mode(dfd, stx->stx_mode);
+		stx->stx_mode = (uint16_t)usor_stat_mode(dfd, stx->stx_mode);
 	return r;
 }

@@ -14,10 +14,7 @@
 #include <string.h>
 
 #include "ring.h"
-
-#define LOAD_ACQ(p)	__atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define LOAD(p)		__atomic_load_n((p), __ATOMIC_RELAXED)
-#define STORE_REL(p, v)	__atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#include "usor_atomic.h"
 
 /*
  * A blocking send of at most this many bytes waits for room for all of
@@ -25,7 +22,7 @@
  * each other's (as writes of up to PIPE_BUF to a pipe, and as small
  * writes to a TCP socket are in practice).
  */
-#define SOR_SEND_WHOLE	4096U
+#define USOR_SEND_WHOLE	4096U
 
 /* Polls of the ring between clock readings while spinning. */
 #define SPIN_CHECK_EVERY	64
@@ -49,7 +46,7 @@ static inline void cpu_relax(void)
  * (a signal handler interrupting its own copy).  Once contended it is
  * taken with WAITERS, so that its release wakes the next.
  */
-int sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+int usor_ring_lock(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		  uint32_t which)
 {
 	uint32_t *l = &r->hdr->lock;
@@ -79,7 +76,7 @@ int sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 	}
 }
 
-void sor_ring_unlock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+void usor_ring_unlock(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		     uint32_t which)
 {
 	if (__atomic_exchange_n(&r->hdr->lock, 0, __ATOMIC_RELEASE) &
@@ -144,7 +141,7 @@ static void cur_copy(struct cursor *c, unsigned char *mem, size_t n, bool to_iov
 }
 
 /* N bytes of the ring from stream position POS to the cursor. */
-static void ring_to_iov(const struct sor_ring *r, uint32_t pos, uint32_t n,
+static void ring_to_iov(const struct usor_ring *r, uint32_t pos, uint32_t n,
 			struct cursor *c, bool discard)
 {
 	uint32_t off = pos & (r->size - 1);
@@ -158,8 +155,8 @@ static void ring_to_iov(const struct sor_ring *r, uint32_t pos, uint32_t n,
 }
 
 /* Up to N bytes from SRC into the ring at POS: count or negative errno. */
-static ssize_t src_to_ring(struct sor_ring *r, uint32_t pos, uint32_t n,
-			   struct sor_src *src, struct cursor *c, size_t *left)
+static ssize_t src_to_ring(struct usor_ring *r, uint32_t pos, uint32_t n,
+			   struct usor_src *src, struct cursor *c, size_t *left)
 {
 	uint32_t off = pos & (r->size - 1);
 	uint32_t done = 0;
@@ -196,13 +193,13 @@ static ssize_t src_to_ring(struct sor_ring *r, uint32_t pos, uint32_t n,
 
 /* ---- waiting -------------------------------------------------------------- */
 
-static int64_t deadline_of(const struct sor_kops *k, void *ctx, int64_t t)
+static int64_t deadline_of(const struct usor_kops *k, void *ctx, int64_t t)
 {
 	return t < 0 ? -1 : k->now_ns(ctx) + t;
 }
 
 /* Time left to DEADLINE: -1 forever, 0 expired. */
-static int64_t time_left(const struct sor_kops *k, void *ctx, int64_t deadline)
+static int64_t time_left(const struct usor_kops *k, void *ctx, int64_t deadline)
 {
 	int64_t left;
 
@@ -213,7 +210,7 @@ static int64_t time_left(const struct sor_kops *k, void *ctx, int64_t deadline)
 }
 
 /* Spin until *P differs from OLD, FLAGS change, or SPIN_NS pass. */
-static void spin(const struct sor_kops *k, void *ctx, const uint32_t *p,
+static void spin(const struct usor_kops *k, void *ctx, const uint32_t *p,
 		 uint32_t old, const uint32_t *flags, uint32_t oflags,
 		 int64_t spin_ns)
 {
@@ -221,7 +218,7 @@ static void spin(const struct sor_kops *k, void *ctx, const uint32_t *p,
 	unsigned int i = 0;
 
 	for (;;) {
-		if (LOAD(p) != old || LOAD(flags) != oflags)
+		if (USOR_LOAD(p) != old || USOR_LOAD(flags) != oflags)
 			return;
 		cpu_relax();
 		if (++i % SPIN_CHECK_EVERY == 0 && k->now_ns(ctx) >= end)
@@ -245,12 +242,12 @@ static void spin(const struct sor_kops *k, void *ctx, const uint32_t *p,
 #define SPIN_FLOOR_NS	5000
 #define SPIN_RETRY	16U
 
-static int64_t spin_budget(struct sor_ring *r, int64_t fixed)
+static int64_t spin_budget(struct usor_ring *r, int64_t fixed)
 {
 	int64_t b;
 	uint32_t n;
 
-	if (fixed != SOR_SPIN_ADAPTIVE)
+	if (fixed != USOR_SPIN_ADAPTIVE)
 		return fixed;
 	b = __atomic_load_n(&r->spin.budget_ns, __ATOMIC_RELAXED);
 	if (b)
@@ -259,12 +256,12 @@ static int64_t spin_budget(struct sor_ring *r, int64_t fixed)
 	return n % SPIN_RETRY ? 0 : 2 * SPIN_FLOOR_NS;
 }
 
-static void spin_learn(struct sor_ring *r, int64_t fixed, int64_t used,
+static void spin_learn(struct usor_ring *r, int64_t fixed, int64_t used,
 		       bool paid)
 {
 	int64_t b;
 
-	if (fixed != SOR_SPIN_ADAPTIVE)
+	if (fixed != USOR_SPIN_ADAPTIVE)
 		return;
 	if (paid)
 		b = used * 2 > SPIN_MAX_NS ? SPIN_MAX_NS :
@@ -274,20 +271,20 @@ static void spin_learn(struct sor_ring *r, int64_t fixed, int64_t used,
 	__atomic_store_n(&r->spin.budget_ns, b, __ATOMIC_RELAXED);
 }
 
-void sor_ring_spin_init(struct sor_ring *r)
+void usor_ring_spin_init(struct usor_ring *r)
 {
 	r->spin.budget_ns = SPIN_START_NS;
 	r->spin.sleeps = 0;
 }
 
-uint32_t sor_ring_readable(const struct sor_ring *rcv)
+uint32_t usor_ring_readable(const struct usor_ring *rcv)
 {
-	return LOAD_ACQ(&rcv->hdr->tail) - LOAD(&rcv->hdr->head);
+	return USOR_LOAD_ACQ(&rcv->hdr->tail) - USOR_LOAD(&rcv->hdr->head);
 }
 
-uint32_t sor_ring_queued(const struct sor_ring *snd)
+uint32_t usor_ring_queued(const struct usor_ring *snd)
 {
-	return LOAD(&snd->hdr->tail) - LOAD_ACQ(&snd->hdr->head);
+	return USOR_LOAD(&snd->hdr->tail) - USOR_LOAD_ACQ(&snd->hdr->head);
 }
 
 /*
@@ -297,31 +294,31 @@ uint32_t sor_ring_queued(const struct sor_ring *snd)
  * copy errs on the safe side (less data, less room); one that another
  * process has overtaken is noticed (more than a ring) and read again.
  */
-static uint32_t seen_tail(struct sor_ring *r, uint32_t head, bool fresh)
+static uint32_t seen_tail(struct usor_ring *r, uint32_t head, bool fresh)
 {
 	uint32_t t = __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
 
 	/* Read again: asked to, none known, or overtaken by another process. */
 	if (fresh || (uint32_t)(t - head - 1) >= r->size) {
-		t = LOAD_ACQ(&r->hdr->tail);
+		t = USOR_LOAD_ACQ(&r->hdr->tail);
 		__atomic_store_n(&r->seen, t, __ATOMIC_RELAXED);
 	}
 	return t;
 }
 
-void sor_ring_seen_init(struct sor_ring *r)
+void usor_ring_seen_init(struct usor_ring *r)
 {
 	/* The head: nothing known to read (receive), a real head (send). */
-	__atomic_store_n(&r->seen, LOAD_ACQ(&r->hdr->head), __ATOMIC_RELAXED);
+	__atomic_store_n(&r->seen, USOR_LOAD_ACQ(&r->hdr->head), __ATOMIC_RELAXED);
 }
 
 /* The send head: read again when the room known is short of WANT. */
-static uint32_t seen_head(struct sor_ring *r, uint32_t tail, uint32_t want)
+static uint32_t seen_head(struct usor_ring *r, uint32_t tail, uint32_t want)
 {
 	uint32_t h = __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
 
 	if (tail - h > r->size || r->size - (tail - h) < want) {
-		h = LOAD_ACQ(&r->hdr->head);
+		h = USOR_LOAD_ACQ(&r->hdr->head);
 		__atomic_store_n(&r->seen, h, __ATOMIC_RELAXED);
 	}
 	return h;
@@ -329,15 +326,15 @@ static uint32_t seen_head(struct sor_ring *r, uint32_t tail, uint32_t want)
 
 /* ---- receive -------------------------------------------------------------- */
 
-ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		      const struct iovec *iov, int iovcnt,
-		      const struct sor_xfer *x)
+		      const struct usor_xfer *x)
 {
 	struct eusrv_sor_ring_hdr *h = r->hdr;
-	bool peek = x->flags & SOR_X_PEEK, waitall = x->flags & SOR_X_WAITALL;
-	bool discard = x->flags & SOR_X_TRUNC;
+	bool peek = x->flags & USOR_X_PEEK, waitall = x->flags & USOR_X_WAITALL;
+	bool discard = x->flags & USOR_X_TRUNC;
 	size_t want = iov_total(iov, iovcnt), done = 0;
-	int nonblock = x->flags & SOR_X_DONTWAIT ? 1 : -1;	/* -1: ask */
+	int nonblock = x->flags & USOR_X_DONTWAIT ? 1 : -1;	/* -1: ask */
 	int64_t deadline = -1;
 	bool spun = false, timed = false, fresh = false;
 	struct cursor c;
@@ -346,11 +343,11 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 	if (!want)
 		return 0;
 	cur_init(&c, iov, iovcnt);
-	ret = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+	ret = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 	if (ret)
 		return ret;
 	for (;;) {
-		uint32_t head = LOAD(&h->head), tail = seen_tail(r, head, fresh);
+		uint32_t head = USOR_LOAD(&h->head), tail = seen_tail(r, head, fresh);
 		uint32_t avail = tail - head, flags, rev = 0;
 		int64_t left;
 		int e;
@@ -375,11 +372,11 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 				if (n > avail)
 					n = avail;
 				ring_to_iov(r, head, (uint32_t)n, &c, discard);
-				STORE_REL(&h->head, head + (uint32_t)n);
+				USOR_STORE_REL(&h->head, head + (uint32_t)n);
 				/* The tail is read only when credit may be due. */
-				if (head + (uint32_t)n - LOAD(&h->reported) >= r->size / 4 &&
-				    eusrv_sor_credit_due(head + (uint32_t)n, LOAD_ACQ(&h->tail),
-							 LOAD(&h->reported), r->size))
+				if (head + (uint32_t)n - USOR_LOAD(&h->reported) >= r->size / 4 &&
+				    eusrv_sor_credit_due(head + (uint32_t)n, USOR_LOAD_ACQ(&h->tail),
+							 USOR_LOAD(&h->reported), r->size))
 					k->credit(ctx);
 				done += n;
 				if (done == want || !waitall) {
@@ -395,7 +392,7 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			continue;
 		}
 		/* Nothing (more) to take: EOF, error, or wait. */
-		flags = LOAD_ACQ(&h->flags);
+		flags = USOR_LOAD_ACQ(&h->flags);
 		if (flags & EUSRV_SOR_RF_ERROR) {
 			e = k->get_error(ctx);
 			if (done)
@@ -412,9 +409,9 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 		}
 		/* Shut down for reading, here or by another thread meanwhile. */
 		if ((flags & (EUSRV_SOR_RF_EOF | EUSRV_SOR_RF_SHUT)) ||
-		    (x->flags & SOR_X_SHUT_RD)) {
+		    (x->flags & USOR_X_SHUT_RD)) {
 			/* The tail is final once EOF is set: re-check it. */
-			if (LOAD_ACQ(&h->tail) != tail)
+			if (USOR_LOAD_ACQ(&h->tail) != tail)
 				continue;
 			if (peek && avail) {
 				cur_init(&c, iov, iovcnt);
@@ -440,11 +437,11 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 
 			spun = true;
 			if (budget > 0) {
-				sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+				usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 				spin(k, ctx, &h->tail, tail, &h->flags, flags, budget);
 				spin_learn(r, x->spin_ns, budget,
-					   LOAD_ACQ(&h->tail) != tail);
-				e = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+					   USOR_LOAD_ACQ(&h->tail) != tail);
+				e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 				if (e)
 					return done ? (ssize_t)done : e;
 				continue;
@@ -456,28 +453,28 @@ ssize_t sor_ring_recv(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			break;
 		}
 		/* Never waiting with the lock held (others may go on meanwhile). */
-		sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+		usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 		e = k->wait(ctx, EUSRV_SOR_W_RECV, false, left, 0, &rev);
 		if (e && e != -ETIMEDOUT)
 			return done ? (ssize_t)done : e;
-		e = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+		e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 		if (e)
 			return done ? (ssize_t)done : e;
 		spun = false;
 	}
-	sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
+	usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 	return ret;
 }
 
 /* ---- send ----------------------------------------------------------------- */
 
-ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
-		      struct sor_src *src, const struct sor_xfer *x)
+ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx,
+		      struct usor_src *src, const struct usor_xfer *x)
 {
 	struct eusrv_sor_ring_hdr *h = r->hdr;
 	size_t left = src->fill ? src->limit : iov_total(src->iov, src->iovcnt);
 	size_t done = 0;
-	int nonblock = x->flags & SOR_X_DONTWAIT ? 1 : -1;
+	int nonblock = x->flags & USOR_X_DONTWAIT ? 1 : -1;
 	int64_t deadline = -1;
 	bool spun = false, timed = false;
 	struct cursor c;
@@ -486,14 +483,14 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 
 	if (left > SSIZE_MAX)
 		left = SSIZE_MAX;
-	whole = !src->fill && left <= SOR_SEND_WHOLE && left <= r->size ?
+	whole = !src->fill && left <= USOR_SEND_WHOLE && left <= r->size ?
 		(uint32_t)left : 0;
 	cur_init(&c, src->iov, src->iovcnt);
-	ret = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+	ret = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 	if (ret)
 		return ret;
 	for (;;) {
-		uint32_t flags = LOAD_ACQ(&h->flags), rev = 0;
+		uint32_t flags = USOR_LOAD_ACQ(&h->flags), rev = 0;
 		uint32_t head, tail, used;
 		int64_t left_ns;
 		bool full;
@@ -512,7 +509,7 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			ret = (ssize_t)done;
 			break;
 		}
-		tail = LOAD(&h->tail);
+		tail = USOR_LOAD(&h->tail);
 		head = seen_head(r, tail, left < r->size ? (uint32_t)left : r->size);
 		used = tail - head;
 		if (used > r->size) {
@@ -531,11 +528,11 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 						&left);
 
 			if (n > 0) {
-				STORE_REL(&h->tail, tail + (uint32_t)n);
+				USOR_STORE_REL(&h->tail, tail + (uint32_t)n);
 				done += (size_t)n;
 				/* Pairs with the driver's barrier after setting want. */
 				__atomic_thread_fence(__ATOMIC_SEQ_CST);
-				if (LOAD(&h->need_push))
+				if (USOR_LOAD(&h->need_push))
 					k->push(ctx);
 			} else if (n < 0) {
 				ret = done ? (ssize_t)done : n;
@@ -545,7 +542,7 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 				ret = (ssize_t)done;
 				break;
 			}
-			if (LOAD_ACQ(&h->head) != head)
+			if (USOR_LOAD_ACQ(&h->head) != head)
 				continue;
 			if ((uint32_t)(tail + (uint32_t)n - head) < r->size)
 				continue;	/* short fill: go on */
@@ -567,10 +564,10 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 			break;
 		}
 		/* Never waiting with the lock held (others may go on meanwhile). */
-		sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+		usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 		if (x->spin_ns > 0 && !spun) {
 			spun = true;
-			spin(k, ctx, &h->head, LOAD(&h->head), &h->flags, flags,
+			spin(k, ctx, &h->head, USOR_LOAD(&h->head), &h->flags, flags,
 			     x->spin_ns);
 		} else {
 			e = k->wait(ctx, EUSRV_SOR_W_SEND, false, left_ns,
@@ -579,10 +576,10 @@ ssize_t sor_ring_send(struct sor_ring *r, const struct sor_kops *k, void *ctx,
 				return done ? (ssize_t)done : e;
 			spun = false;
 		}
-		e = sor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+		e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 		if (e)
 			return done ? (ssize_t)done : e;
 	}
-	sor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
+	usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 	return ret;
 }

@@ -3,12 +3,12 @@
  * Ring I/O: the fast path of a connection, on the two rings the driver maps
  * into the process (kmod/include/uapi/eusrv/sor.h).  Data is copied with no
  * system call when there is data to read or room to write; the kernel is
- * called through struct sor_kops only to push to a waiting peer, to sleep,
+ * called through struct usor_kops only to push to a waiting peer, to sleep,
  * and for contended locks.  Independent of the driver so that the host
  * tests can run it on an in-memory ring.
  */
-#ifndef EUSRV_SOR_RING_H
-#define EUSRV_SOR_RING_H
+#ifndef EUSRV_USOR_RING_H
+#define EUSRV_USOR_RING_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -22,12 +22,12 @@
  * The adaptive spin of one receive ring in this process (see ring.c):
  * how long to spin before sleeping, learnt from whether spins paid.
  */
-struct sor_spin {
+struct usor_spin {
 	int64_t budget_ns;	/* 0: sleeping at once for now */
 	uint32_t sleeps;	/* sleeps since spinning stopped */
 };
 
-struct sor_ring {
+struct usor_ring {
 	struct eusrv_sor_ring_hdr *hdr;
 	unsigned char *data;
 	uint32_t size;		/* power of two */
@@ -36,11 +36,11 @@ struct sor_ring {
 	 * tail, the send head), used under the ring's lock.
 	 */
 	uint32_t seen;
-	struct sor_spin spin;	/* receive rings; accessed with atomics */
+	struct usor_spin spin;	/* receive rings; accessed with atomics */
 };
 
 /* The kernel's side; every function returns 0 or a negative errno. */
-struct sor_kops {
+struct usor_kops {
 	int (*push)(void *ctx);
 	int (*credit)(void *ctx);
 	/* EUSRV_SOR_WAIT: EVENTS, NONBLOCK, TIMEOUT_NS (-1 forever), ROOM */
@@ -59,7 +59,7 @@ struct sor_kops {
 };
 
 /* Where the bytes of a send come from: an iovec, or a fill function. */
-struct sor_src {
+struct usor_src {
 	const struct iovec *iov;
 	int iovcnt;
 	/* If FILL is set: copy up to N bytes to DST, return the count, 0 at
@@ -69,18 +69,18 @@ struct sor_src {
 	size_t limit;	/* with FILL: at most this many bytes */
 };
 
-#define SOR_SPIN_ADAPTIVE	(-1)
+#define USOR_SPIN_ADAPTIVE	(-1)
 
-#define SOR_X_PEEK	0x1U	/* MSG_PEEK */
-#define SOR_X_WAITALL	0x2U	/* MSG_WAITALL */
-#define SOR_X_DONTWAIT	0x4U	/* MSG_DONTWAIT */
-#define SOR_X_TRUNC	0x8U	/* MSG_TRUNC: discard instead of copy */
-#define SOR_X_SHUT_RD	0x10U	/* this side called shutdown(SHUT_RD) */
+#define USOR_X_PEEK	0x1U	/* MSG_PEEK */
+#define USOR_X_WAITALL	0x2U	/* MSG_WAITALL */
+#define USOR_X_DONTWAIT	0x4U	/* MSG_DONTWAIT */
+#define USOR_X_TRUNC	0x8U	/* MSG_TRUNC: discard instead of copy */
+#define USOR_X_SHUT_RD	0x10U	/* this side called shutdown(SHUT_RD) */
 
-struct sor_xfer {
-	unsigned int flags;	/* SOR_X_* */
+struct usor_xfer {
+	unsigned int flags;	/* USOR_X_* */
 	int64_t timeout_ns;	/* SO_RCVTIMEO / SO_SNDTIMEO, -1 none */
-	/* Spin on the ring before sleeping: SOR_SPIN_ADAPTIVE, or fixed ns (0 = never). */
+	/* Spin on the ring before sleeping: USOR_SPIN_ADAPTIVE, or fixed ns (0 = never). */
 	int64_t spin_ns;
 };
 
@@ -88,38 +88,38 @@ struct sor_xfer {
  * Receive into IOV: bytes received (0 at EOF), or a negative errno
  * (-EAGAIN, -EINTR, the connection's error).  Takes the receive lock.
  */
-ssize_t sor_ring_recv(struct sor_ring *rcv, const struct sor_kops *k,
+ssize_t usor_ring_recv(struct usor_ring *rcv, const struct usor_kops *k,
 		      void *ctx, const struct iovec *iov, int iovcnt,
-		      const struct sor_xfer *x);
+		      const struct usor_xfer *x);
 
 /*
  * Send from SRC: bytes sent, or a negative errno (-EPIPE when the peer
  * closed or this side shut down; -EAGAIN; -EINTR; the connection's error).
  * Blocking sends return only when everything is in the ring.
  */
-ssize_t sor_ring_send(struct sor_ring *snd, const struct sor_kops *k,
-		      void *ctx, struct sor_src *src, const struct sor_xfer *x);
+ssize_t usor_ring_send(struct usor_ring *snd, const struct usor_kops *k,
+		      void *ctx, struct usor_src *src, const struct usor_xfer *x);
 
 /* Bytes readable now / bytes queued in the send ring. */
-uint32_t sor_ring_readable(const struct sor_ring *rcv);
-uint32_t sor_ring_queued(const struct sor_ring *snd);
+uint32_t usor_ring_readable(const struct usor_ring *rcv);
+uint32_t usor_ring_queued(const struct usor_ring *snd);
 
 /*
  * The other side's index as read now: a mapped ring's cached copy must
  * start from a value that was really there.
  */
-void sor_ring_seen_init(struct sor_ring *r);
+void usor_ring_seen_init(struct usor_ring *r);
 
 /* A receive ring's adaptive spin starts with its first budget. */
-void sor_ring_spin_init(struct sor_ring *r);
+void usor_ring_spin_init(struct usor_ring *r);
 
 /*
  * The per-direction locks (D4.2 send and receive locks), never held across
  * a wait: 0, or -EINTR when the calling thread holds it already.
  */
-int sor_ring_lock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+int usor_ring_lock(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		  uint32_t which);
-void sor_ring_unlock(struct sor_ring *r, const struct sor_kops *k, void *ctx,
+void usor_ring_unlock(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		     uint32_t which);
 
-#endif /* EUSRV_SOR_RING_H */
+#endif /* EUSRV_USOR_RING_H */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The socket calls on a connection over RDMA: data (ring.c does the work),
- * shutdown, options, names and fstat.  A descriptor that is not a
- * connection goes to the real call after one table lookup.
+ * shutdown, options (opts.c keeps them), names and fstat.  A descriptor
+ * that is not a connection goes to the real call after one table lookup.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -11,53 +11,45 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/time.h>
 
 #include "inaddr.h"
-#include "sor_internal.h"
-
-#define NS_PER_S	1000000000LL
-#define NS_PER_US	1000LL
-#define US_PER_S	1000000LL
-/* What TCP_MAXSEG reports: a connection has no segments; loopback's MSS. */
-#define SOR_MSS		65483
+#include "usor_internal.h"
 
 /* ---- the kernel side of the rings ------------------------------------------ */
 
 static int kx_push(void *ctx)
 {
-	const struct sor_kctx *k = ctx;
+	const struct usor_kctx *k = ctx;
 
-	return sor_r->ioctl(k->fd, EUSRV_SOR_PUSH, NULL) < 0 ? -errno : 0;
+	return usor_r->ioctl(k->fd, EUSRV_SOR_PUSH, NULL) < 0 ? -errno : 0;
 }
 
 static int kx_credit(void *ctx)
 {
-	const struct sor_kctx *k = ctx;
+	const struct usor_kctx *k = ctx;
 
-	return sor_r->ioctl(k->fd, EUSRV_SOR_CREDIT, NULL) < 0 ? -errno : 0;
+	return usor_r->ioctl(k->fd, EUSRV_SOR_CREDIT, NULL) < 0 ? -errno : 0;
 }
 
-void sor_wait_abandoned(void *c)
+void usor_wait_abandoned(void *c)
 {
-	sor_conn_put(c);
+	usor_conn_put(c);
 }
 
 /*
  * The wait is a cancellation point.  A thread cancelled in it never
  * returns to its caller, which holds a reference on the connection (taken
  * by the table lookup): the front end keeps it for the thread meanwhile
- * and hands it to sor_wait_abandoned when the thread exits.  The rings'
+ * and hands it to usor_wait_abandoned when the thread exits.  The rings'
  * lock is never held across the wait.
  */
 static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns,
 		   uint32_t room, uint32_t *revents)
 {
-	const struct sor_kctx *k = ctx;
+	const struct usor_kctx *k = ctx;
 	struct eusrv_sor_wait w;
 	int r;
 
@@ -66,9 +58,9 @@ static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns
 	w.flags = nonblock ? EUSRV_SOR_F_NONBLOCK : 0;
 	w.timeout_ns = timeout_ns;
 	w.room = room;
-	sor_r->wait_begin(k->c);
-	r = sor_r->ioctl_wait(k->fd, EUSRV_SOR_WAIT, &w);
-	sor_r->wait_end();
+	usor_r->wait_begin(k->c);
+	r = usor_r->ioctl_wait(k->fd, EUSRV_SOR_WAIT, &w);
+	usor_r->wait_end();
 	if (r < 0)
 		return -errno;
 	*revents = w.revents;
@@ -77,32 +69,32 @@ static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns
 
 static int kx_lock_wait(void *ctx, uint32_t which)
 {
-	const struct sor_kctx *k = ctx;
+	const struct usor_kctx *k = ctx;
 
-	return sor_r->ioctl(k->fd, EUSRV_SOR_LOCK_WAIT, &which) < 0 ? -errno : 0;
+	return usor_r->ioctl(k->fd, EUSRV_SOR_LOCK_WAIT, &which) < 0 ? -errno : 0;
 }
 
 static int kx_lock_wake(void *ctx, uint32_t which)
 {
-	const struct sor_kctx *k = ctx;
+	const struct usor_kctx *k = ctx;
 
-	return sor_r->ioctl(k->fd, EUSRV_SOR_LOCK_WAKE, &which) < 0 ? -errno : 0;
+	return usor_r->ioctl(k->fd, EUSRV_SOR_LOCK_WAKE, &which) < 0 ? -errno : 0;
 }
 
 static int kx_get_error(void *ctx)
 {
-	const struct sor_kctx *k = ctx;
+	const struct usor_kctx *k = ctx;
 	int32_t err = 0;
 
-	if (sor_r->ioctl(k->fd, EUSRV_SOR_GET_ERROR, &err) < 0)
+	if (usor_r->ioctl(k->fd, EUSRV_SOR_GET_ERROR, &err) < 0)
 		return errno;
 	return err;
 }
 
 static bool kx_nonblocking(void *ctx)
 {
-	const struct sor_kctx *k = ctx;
-	int fl = sor_r->fcntl(k->fd, F_GETFL, 0);
+	const struct usor_kctx *k = ctx;
+	int fl = usor_r->fcntl(k->fd, F_GETFL, 0);
 
 	return fl >= 0 && (fl & O_NONBLOCK);
 }
@@ -112,23 +104,23 @@ static int64_t kx_now(void *ctx)
 	struct timespec ts;
 
 	(void)ctx;
-	sor_r->clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+	usor_r->clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * USOR_NS_PER_S + ts.tv_nsec;
 }
 
 static void kx_yield(void *ctx)
 {
 	(void)ctx;
-	sor_r->sched_yield();
+	usor_r->sched_yield();
 }
 
 static int kx_tid(void *ctx)
 {
 	(void)ctx;
-	return (int)sor_r->gettid();
+	return (int)usor_r->gettid();
 }
 
-const struct sor_kops sor_kops_dev = {
+const struct usor_kops usor_kops_dev = {
 	.push = kx_push,
 	.credit = kx_credit,
 	.wait = kx_wait,
@@ -145,16 +137,16 @@ const struct sor_kops sor_kops_dev = {
 
 static int64_t spin_ns(void)
 {
-	const struct sor_state *st = sor_state();
+	const struct usor_state *st = usor_state_get();
 
 	return st ? st->spin_ns : 0;
 }
 
-static ssize_t do_recv(int fd, struct sor_conn *c, const struct iovec *iov,
+static ssize_t do_recv(int fd, struct usor_conn *c, const struct iovec *iov,
 		       int iovcnt, int flags)
 {
-	struct sor_kctx k = { .fd = fd, .c = c };
-	struct sor_xfer x;
+	struct usor_kctx k = { .fd = fd, .c = c };
+	struct usor_xfer x;
 	ssize_t r;
 
 	if (flags & MSG_OOB) {
@@ -167,27 +159,27 @@ static ssize_t do_recv(int fd, struct sor_conn *c, const struct iovec *iov,
 	}
 	memset(&x, 0, sizeof(x));
 	if (flags & MSG_PEEK)
-		x.flags |= SOR_X_PEEK;
+		x.flags |= USOR_X_PEEK;
 	if (flags & MSG_WAITALL)
-		x.flags |= SOR_X_WAITALL;
+		x.flags |= USOR_X_WAITALL;
 	if (flags & MSG_DONTWAIT)
-		x.flags |= SOR_X_DONTWAIT;
+		x.flags |= USOR_X_DONTWAIT;
 	if (flags & MSG_TRUNC)
-		x.flags |= SOR_X_TRUNC;
+		x.flags |= USOR_X_TRUNC;
 	x.flags |= __atomic_load_n(&c->shut, __ATOMIC_RELAXED);
 	x.timeout_ns = __atomic_load_n(&c->rcvtimeo_ns, __ATOMIC_RELAXED);
 	x.spin_ns = spin_ns();
-	r = sor_ring_recv(&c->rcv, &sor_kops_dev, &k, iov, iovcnt, &x);
+	r = usor_ring_recv(&c->rcv, &usor_kops_dev, &k, iov, iovcnt, &x);
 out:
-	sor_conn_put(c);
-	return r < 0 ? sor_fail(r) : r;
+	usor_conn_put(c);
+	return r < 0 ? usor_fail(r) : r;
 }
 
-static ssize_t do_send(int fd, struct sor_conn *c, struct sor_src *src,
+static ssize_t do_send(int fd, struct usor_conn *c, struct usor_src *src,
 		       int flags)
 {
-	struct sor_kctx k = { .fd = fd, .c = c };
-	struct sor_xfer x;
+	struct usor_kctx k = { .fd = fd, .c = c };
+	struct usor_xfer x;
 	ssize_t r;
 
 	if (flags & MSG_OOB) {
@@ -196,15 +188,15 @@ static ssize_t do_send(int fd, struct sor_conn *c, struct sor_src *src,
 	}
 	memset(&x, 0, sizeof(x));
 	if (flags & MSG_DONTWAIT)
-		x.flags |= SOR_X_DONTWAIT;
+		x.flags |= USOR_X_DONTWAIT;
 	x.timeout_ns = __atomic_load_n(&c->sndtimeo_ns, __ATOMIC_RELAXED);
 	x.spin_ns = spin_ns();
-	r = sor_ring_send(&c->snd, &sor_kops_dev, &k, src, &x);
+	r = usor_ring_send(&c->snd, &usor_kops_dev, &k, src, &x);
 out:
-	sor_conn_put(c);
+	usor_conn_put(c);
 	if (r == -EPIPE && !(flags & MSG_NOSIGNAL))
-		sor_r->raise(SIGPIPE);
-	return r < 0 ? sor_fail(r) : r;
+		usor_r->raise(SIGPIPE);
+	return r < 0 ? usor_fail(r) : r;
 }
 
 static bool bad_iov(const struct iovec *iov, int iovcnt)
@@ -217,51 +209,51 @@ static bool bad_iov(const struct iovec *iov, int iovcnt)
  * that failed with ENOTSOCK on a connection this process did not create
  * (inherited across exec, received with SCM_RIGHTS), now adopted.
  */
-static bool adopted(long r, int fd, struct sor_conn **c)
+static bool adopted(long r, int fd, struct usor_conn **c)
 {
 	if (r >= 0 || errno != ENOTSOCK)
 		return false;
-	*c = sor_adopt(fd);
+	*c = usor_adopt(fd);
 	return *c != NULL;
 }
 
-ssize_t sor_read(int fd, void *buf, size_t n)
+ssize_t usor_read(int fd, void *buf, size_t n)
 {
-	struct sor_conn *c = sor_fd_route_io(&fd);
+	struct usor_conn *c = usor_fd_route_io(&fd);
 	struct iovec v = { .iov_base = buf, .iov_len = n };
 
-	if (!c && fd == SOR_FD_FAILED)
+	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
-		return sor_r->read(fd, buf, n);
+		return usor_r->read(fd, buf, n);
 	return do_recv(fd, c, &v, 1, 0);
 }
 
-ssize_t sor_readv(int fd, const struct iovec *iov, int iovcnt)
+ssize_t usor_readv(int fd, const struct iovec *iov, int iovcnt)
 {
-	struct sor_conn *c = sor_fd_route_io(&fd);
+	struct usor_conn *c = usor_fd_route_io(&fd);
 
-	if (!c && fd == SOR_FD_FAILED)
+	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
-		return sor_r->readv(fd, iov, iovcnt);
+		return usor_r->readv(fd, iov, iovcnt);
 	if (bad_iov(iov, iovcnt)) {
-		sor_conn_put(c);
-		return sor_fail(-EINVAL);
+		usor_conn_put(c);
+		return usor_fail(-EINVAL);
 	}
 	return do_recv(fd, c, iov, iovcnt, 0);
 }
 
-ssize_t sor_recvfrom(int fd, void *buf, size_t n, int flags,
+ssize_t usor_recvfrom(int fd, void *buf, size_t n, int flags,
 		     struct sockaddr *addr, socklen_t *len)
 {
-	struct sor_conn *c = sor_fd_route_io(&fd);
+	struct usor_conn *c = usor_fd_route_io(&fd);
 	struct iovec v = { .iov_base = buf, .iov_len = n };
 
-	if (!c && fd == SOR_FD_FAILED)
+	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
-		ssize_t r = sor_r->recvfrom(fd, buf, n, flags, addr, len);
+		ssize_t r = usor_r->recvfrom(fd, buf, n, flags, addr, len);
 
 		if (!adopted(r, fd, &c))
 			return r;
@@ -271,22 +263,22 @@ ssize_t sor_recvfrom(int fd, void *buf, size_t n, int flags,
 	return do_recv(fd, c, &v, 1, flags);
 }
 
-ssize_t sor_recvmsg(int fd, struct msghdr *msg, int flags)
+ssize_t usor_recvmsg(int fd, struct msghdr *msg, int flags)
 {
-	struct sor_conn *c = sor_fd_route_io(&fd);
+	struct usor_conn *c = usor_fd_route_io(&fd);
 	ssize_t r;
 
-	if (!c && fd == SOR_FD_FAILED)
+	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
-		r = sor_r->recvmsg(fd, msg, flags);
+		r = usor_r->recvmsg(fd, msg, flags);
 		if (!adopted(r, fd, &c))
 			return r;
 	}
 	if (!msg || bad_iov(msg->msg_iov, (int)msg->msg_iovlen) ||
 	    msg->msg_iovlen > IOV_MAX) {
-		sor_conn_put(c);
-		return sor_fail(msg ? -EINVAL : -EFAULT);
+		usor_conn_put(c);
+		return usor_fail(msg ? -EINVAL : -EFAULT);
 	}
 	r = do_recv(fd, c, msg->msg_iov, (int)msg->msg_iovlen, flags);
 	if (r >= 0) {
@@ -297,46 +289,46 @@ ssize_t sor_recvmsg(int fd, struct msghdr *msg, int flags)
 	return r;
 }
 
-ssize_t sor_write(int fd, const void *buf, size_t n)
+ssize_t usor_write(int fd, const void *buf, size_t n)
 {
-	struct sor_conn *c = sor_fd_route_io(&fd);
+	struct usor_conn *c = usor_fd_route_io(&fd);
 	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
-	struct sor_src s = { .iov = &v, .iovcnt = 1 };
+	struct usor_src s = { .iov = &v, .iovcnt = 1 };
 
-	if (!c && fd == SOR_FD_FAILED)
+	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
-		return sor_r->write(fd, buf, n);
+		return usor_r->write(fd, buf, n);
 	return do_send(fd, c, &s, 0);
 }
 
-ssize_t sor_writev(int fd, const struct iovec *iov, int iovcnt)
+ssize_t usor_writev(int fd, const struct iovec *iov, int iovcnt)
 {
-	struct sor_conn *c = sor_fd_route_io(&fd);
-	struct sor_src s = { .iov = iov, .iovcnt = iovcnt };
+	struct usor_conn *c = usor_fd_route_io(&fd);
+	struct usor_src s = { .iov = iov, .iovcnt = iovcnt };
 
-	if (!c && fd == SOR_FD_FAILED)
+	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c)
-		return sor_r->writev(fd, iov, iovcnt);
+		return usor_r->writev(fd, iov, iovcnt);
 	if (bad_iov(iov, iovcnt)) {
-		sor_conn_put(c);
-		return sor_fail(-EINVAL);
+		usor_conn_put(c);
+		return usor_fail(-EINVAL);
 	}
 	return do_send(fd, c, &s, 0);
 }
 
-ssize_t sor_sendto(int fd, const void *buf, size_t n, int flags,
+ssize_t usor_sendto(int fd, const void *buf, size_t n, int flags,
 		   const struct sockaddr *addr, socklen_t len)
 {
-	struct sor_conn *c = sor_fd_route_io(&fd);
+	struct usor_conn *c = usor_fd_route_io(&fd);
 	struct iovec v = { .iov_base = (void *)buf, .iov_len = n };
-	struct sor_src s = { .iov = &v, .iovcnt = 1 };
+	struct usor_src s = { .iov = &v, .iovcnt = 1 };
 
-	if (!c && fd == SOR_FD_FAILED)
+	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
-		ssize_t r = sor_r->sendto(fd, buf, n, flags, addr, len);
+		ssize_t r = usor_r->sendto(fd, buf, n, flags, addr, len);
 
 		if (!adopted(r, fd, &c))
 			return r;
@@ -345,23 +337,23 @@ ssize_t sor_sendto(int fd, const void *buf, size_t n, int flags,
 	return do_send(fd, c, &s, flags);
 }
 
-ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags)
+ssize_t usor_sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-	struct sor_conn *c = sor_fd_route_io(&fd);
-	struct sor_src s;
+	struct usor_conn *c = usor_fd_route_io(&fd);
+	struct usor_src s;
 
-	if (!c && fd == SOR_FD_FAILED)
+	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
-		ssize_t r = sor_r->sendmsg(fd, msg, flags);
+		ssize_t r = usor_r->sendmsg(fd, msg, flags);
 
 		if (!adopted(r, fd, &c))
 			return r;
 	}
 	if (!msg || bad_iov(msg->msg_iov, (int)msg->msg_iovlen) ||
 	    msg->msg_iovlen > IOV_MAX) {
-		sor_conn_put(c);
-		return sor_fail(msg ? -EINVAL : -EFAULT);
+		usor_conn_put(c);
+		return usor_fail(msg ? -EINVAL : -EFAULT);
 	}
 	memset(&s, 0, sizeof(s));
 	s.iov = msg->msg_iov;
@@ -376,28 +368,28 @@ ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags)
  * the next call); recvmmsg stops at EOF, takes MSG_WAITFORONE, and looks
  * at its timeout after each message, as the kernel's does.
  */
-int sor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
+int usor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
 {
-	struct sor_conn *c = sor_fd_route_io(&fd);
+	struct usor_conn *c = usor_fd_route_io(&fd);
 	unsigned int i;
 	int e = errno;
 	ssize_t r;
 
-	if (!c && fd == SOR_FD_FAILED)
+	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
-		int n = sor_r->sendmmsg(fd, vec, vlen, flags);
+		int n = usor_r->sendmmsg(fd, vec, vlen, flags);
 
 		if (!adopted(n, fd, &c))
 			return n;
 	}
-	sor_conn_put(c);	/* each message looks it up again */
+	usor_conn_put(c);	/* each message looks it up again */
 	if (vlen && !vec)
-		return (int)sor_fail(-EFAULT);
+		return (int)usor_fail(-EFAULT);
 	if (vlen > IOV_MAX)
 		vlen = IOV_MAX;
 	for (i = 0; i < vlen; i++) {
-		r = sor_sendmsg(fd, &vec[i].msg_hdr, flags);
+		r = usor_sendmsg(fd, &vec[i].msg_hdr, flags);
 		if (r < 0) {
 			if (!i)
 				return -1;
@@ -409,37 +401,37 @@ int sor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
 	return (int)i;
 }
 
-int sor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+int usor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 		 struct timespec *timeout)
 {
-	struct sor_conn *c = sor_fd_route_io(&fd);
+	struct usor_conn *c = usor_fd_route_io(&fd);
 	int64_t deadline = 0, now;
 	unsigned int i;
 	int e = errno;
 	ssize_t r;
 
-	if (!c && fd == SOR_FD_FAILED)
+	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
-		int n = sor_r->recvmmsg(fd, vec, vlen, flags, timeout);
+		int n = usor_r->recvmmsg(fd, vec, vlen, flags, timeout);
 
 		if (!adopted(n, fd, &c))
 			return n;
 	}
-	sor_conn_put(c);
+	usor_conn_put(c);
 	if (vlen && !vec)
-		return (int)sor_fail(-EFAULT);
+		return (int)usor_fail(-EFAULT);
 	if (timeout) {
 		if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 ||
-		    timeout->tv_nsec >= NS_PER_S)
-			return (int)sor_fail(-EINVAL);
-		deadline = kx_now(NULL) + (int64_t)timeout->tv_sec * NS_PER_S +
+		    timeout->tv_nsec >= USOR_NS_PER_S)
+			return (int)usor_fail(-EINVAL);
+		deadline = kx_now(NULL) + (int64_t)timeout->tv_sec * USOR_NS_PER_S +
 			   timeout->tv_nsec;
 	}
 	if (vlen > IOV_MAX)
 		vlen = IOV_MAX;
 	for (i = 0; i < vlen; i++) {
-		r = sor_recvmsg(fd, &vec[i].msg_hdr, flags & ~MSG_WAITFORONE);
+		r = usor_recvmsg(fd, &vec[i].msg_hdr, flags & ~MSG_WAITFORONE);
 		if (r < 0) {
 			if (!i)
 				return -1;
@@ -460,8 +452,8 @@ int sor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	if (timeout) {
 		now = kx_now(NULL);
 		now = deadline > now ? deadline - now : 0;
-		timeout->tv_sec = (time_t)(now / NS_PER_S);
-		timeout->tv_nsec = (long)(now % NS_PER_S);
+		timeout->tv_sec = (time_t)(now / USOR_NS_PER_S);
+		timeout->tv_nsec = (long)(now % USOR_NS_PER_S);
 	}
 	errno = e;
 	return (int)i;
@@ -480,9 +472,9 @@ static ssize_t file_fill(void *arg, void *dst, size_t n)
 
 	do {
 		if (f->off)
-			got = sor_r->pread(f->in, dst, n, *f->off);
+			got = usor_r->pread(f->in, dst, n, *f->off);
 		else
-			got = sor_r->read(f->in, dst, n);
+			got = usor_r->read(f->in, dst, n);
 	} while (got < 0 && errno == EINTR);
 	if (got < 0)
 		return -errno;
@@ -491,20 +483,20 @@ static ssize_t file_fill(void *arg, void *dst, size_t n)
 	return got;
 }
 
-ssize_t sor_sendfile(int out, int in, off_t *off, size_t n)
+ssize_t usor_sendfile(int out, int in, off_t *off, size_t n)
 {
-	struct sor_conn *c = sor_fd_route_io(&out);
+	struct usor_conn *c = usor_fd_route_io(&out);
 	struct file_src f = { .in = in, .off = off };
-	struct sor_src s;
+	struct usor_src s;
 
-	if (!c && out == SOR_FD_FAILED)
+	if (!c && out == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	/* One not adopted yet is served by the driver's splice_write. */
 	if (!c)
-		return sor_r->sendfile(out, in, off, n);
+		return usor_r->sendfile(out, in, off, n);
 	if (off && *off < 0) {
-		sor_conn_put(c);
-		return sor_fail(-EINVAL);
+		usor_conn_put(c);
+		return usor_fail(-EINVAL);
 	}
 	memset(&s, 0, sizeof(s));
 	s.fill = file_fill;
@@ -513,266 +505,93 @@ ssize_t sor_sendfile(int out, int in, off_t *off, size_t n)
 	return do_send(out, c, &s, 0);	/* SIGPIPE as TCP gives */
 }
 
-int sor_shutdown(int fd, int how)
+int usor_shutdown(int fd, int how)
 {
-	struct sor_conn *c = sor_fd_route(&fd);
+	struct usor_conn *c = usor_fd_route(&fd);
 	uint32_t h = (uint32_t)how;
 	int r;
 
 	if (!c) {
-		r = sor_r->shutdown(fd, how);
+		r = usor_r->shutdown(fd, how);
 		if (!adopted(r, fd, &c))
 			return r;
 	}
 	if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR) {
-		sor_conn_put(c);
-		return (int)sor_fail(-EINVAL);
+		usor_conn_put(c);
+		return (int)usor_fail(-EINVAL);
 	}
-	r = sor_r->ioctl(fd, EUSRV_SOR_SHUTDOWN, &h);
+	r = usor_r->ioctl(fd, EUSRV_SOR_SHUTDOWN, &h);
 	if (r == 0 && how != SHUT_WR) {
-		__atomic_or_fetch(&c->shut, SOR_X_SHUT_RD, __ATOMIC_RELAXED);
-		sor_face_save(c);
+		__atomic_or_fetch(&c->shut, USOR_X_SHUT_RD, __ATOMIC_RELAXED);
+		usor_face_save(c);
 	}
-	sor_conn_put(c);
+	usor_conn_put(c);
 	return r;
 }
 
 /* ---- options ------------------------------------------------------------- */
 
-static uint32_t opt_key(int level, int name)
+int usor_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
-	return ((uint32_t)level & 0xffffU) << 16 | ((uint32_t)name & 0xffffU);
-}
-
-static struct sor_opt *opt_find(struct sor_conn *c, uint32_t key, bool add)
-{
-	int i;
-
-	for (i = 0; i < SOR_MAX_OPTS; i++) {
-		uint32_t k = __atomic_load_n(&c->opts[i].key, __ATOMIC_ACQUIRE);
-
-		if (k == key)
-			return &c->opts[i];
-		if (!k && add) {
-			uint32_t zero = 0;
-
-			if (__atomic_compare_exchange_n(&c->opts[i].key, &zero, key,
-							false, __ATOMIC_ACQ_REL,
-							__ATOMIC_ACQUIRE) ||
-			    zero == key)
-				return &c->opts[i];
-		}
-	}
-	return NULL;
-}
-
-/* Give an int (or a struct) back in the caller's buffer. */
-static int give(void *val, socklen_t *len, const void *v, socklen_t vlen)
-{
-	if (*len > vlen)
-		*len = vlen;
-	memcpy(val, v, *len);
-	return 0;
-}
-
-static void tv_of(int64_t ns, struct timeval *tv)
-{
-	if (ns < 0)
-		ns = 0;
-	tv->tv_sec = (time_t)(ns / NS_PER_S);
-	tv->tv_usec = (suseconds_t)(ns % NS_PER_S / NS_PER_US);
-}
-
-static int conn_getsockopt(int fd, struct sor_conn *c, int level, int name,
-			   void *val, socklen_t *len)
-{
-	struct sor_opt *o;
-	struct timeval tv;
-	int v;
-
-	if (!val || !len)
-		return -EFAULT;
-	if ((int)*len < 0)
-		return -EINVAL;
-	if (level == SOL_SOCKET) {
-		switch (name) {
-		case SO_TYPE:
-			v = SOCK_STREAM;
-			return give(val, len, &v, sizeof(v));
-		case SO_DOMAIN:
-			v = c->family;
-			return give(val, len, &v, sizeof(v));
-		case SO_PROTOCOL:
-			v = IPPROTO_TCP;
-			return give(val, len, &v, sizeof(v));
-		case SO_ACCEPTCONN:
-			v = 0;
-			return give(val, len, &v, sizeof(v));
-		case SO_ERROR: {
-			int32_t err = 0;
-
-			if (sor_r->ioctl(fd, EUSRV_SOR_GET_ERROR, &err) < 0)
-				return -errno;
-			v = err;
-			return give(val, len, &v, sizeof(v));
-		}
-		case SO_SNDBUF:
-			v = (int)c->snd.size;
-			return give(val, len, &v, sizeof(v));
-		case SO_RCVBUF:
-			v = (int)c->rcv.size;
-			return give(val, len, &v, sizeof(v));
-		case SO_RCVTIMEO:
-		case SO_SNDTIMEO:
-			tv_of(name == SO_RCVTIMEO ? c->rcvtimeo_ns : c->sndtimeo_ns, &tv);
-			return give(val, len, &tv, sizeof(tv));
-		default:
-			break;
-		}
-	} else if (level == IPPROTO_TCP) {
-		switch (name) {
-		case TCP_INFO: {
-			struct tcp_info ti;
-
-			memset(&ti, 0, sizeof(ti));
-			ti.tcpi_state = TCP_ESTABLISHED;
-			ti.tcpi_snd_mss = SOR_MSS;
-			ti.tcpi_rcv_mss = SOR_MSS;
-			ti.tcpi_pmtu = SOR_MSS;
-			ti.tcpi_snd_cwnd = c->snd.size / SOR_MSS + 1;
-			ti.tcpi_rcv_space = c->rcv.size;
-			return give(val, len, &ti, sizeof(ti));
-		}
-		case TCP_MAXSEG:
-			o = opt_find(c, opt_key(level, name), false);
-			v = o ? (int)o->val : SOR_MSS;
-			return give(val, len, &v, sizeof(v));
-		default:
-			break;
-		}
-	} else if (level != IPPROTO_IP) {
-		return -ENOPROTOOPT;
-	}
-	/* Anything else: what was set, or 0. */
-	o = opt_find(c, opt_key(level, name), false);
-	if (o && o->len) {
-		uint64_t raw = o->val;
-
-		return give(val, len, &raw, o->len);
-	}
-	if (level == SOL_SOCKET && (name == SO_RCVLOWAT || name == SO_SNDLOWAT))
-		v = 1;
-	else
-		v = 0;
-	return give(val, len, &v, sizeof(v));
-}
-
-int sor_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
-{
-	struct sor_conn *c = sor_fd_route(&fd);
+	struct usor_conn *c = usor_fd_route(&fd);
 	int r;
 
 	if (!c) {
-		r = sor_r->getsockopt(fd, level, name, val, len);
+		r = usor_r->getsockopt(fd, level, name, val, len);
 		if (!adopted(r, fd, &c))
 			return r;
 	}
-	r = conn_getsockopt(fd, c, level, name, val, len);
-	sor_conn_put(c);
-	return r < 0 ? (int)sor_fail(r) : 0;
+	r = usor_conn_getopt(c, fd, level, name, val, len);
+	usor_conn_put(c);
+	return r < 0 ? (int)usor_fail(r) : 0;
 }
 
-int sor_conn_setopt(struct sor_conn *c, int cfd, int level, int name,
-		    const void *val, socklen_t len)
+/* Ring size wish (log2) for BYTES asked with SO_SNDBUF/SO_RCVBUF. */
+static uint32_t shift_of(int bytes)
 {
-	struct sor_opt *o;
-	uint64_t raw = 0;
+	uint32_t s = EUSRV_SOR_RING_MIN_SHIFT;
 
-	if (len && !val)
-		return -EFAULT;
-	if ((int)len < 0)
-		return -EINVAL;
-	if (level != SOL_SOCKET && level != IPPROTO_TCP && level != IPPROTO_IP)
-		return -ENOPROTOOPT;
-	if (level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO)) {
-		struct timeval tv;
-		int64_t ns;
-
-		if (len < (socklen_t)sizeof(tv))
-			return -EINVAL;
-		memcpy(&tv, val, sizeof(tv));
-		if (tv.tv_usec < 0 || tv.tv_usec >= US_PER_S)
-			return -EDOM;
-		if (tv.tv_sec < 0 || (!tv.tv_sec && !tv.tv_usec))
-			ns = -1;	/* no timeout (negative: as Linux, none) */
-		else if (tv.tv_sec > INT64_MAX / NS_PER_S - 1)
-			ns = -1;
-		else
-			ns = (int64_t)tv.tv_sec * NS_PER_S + tv.tv_usec * NS_PER_US;
-		__atomic_store_n(name == SO_RCVTIMEO ? &c->rcvtimeo_ns :
-				 &c->sndtimeo_ns, ns, __ATOMIC_RELAXED);
+	if (bytes <= 0)
 		return 0;
-	}
-	/* Most options are ints: as the kernel, refuse a shorter value. */
-	if (len < (socklen_t)sizeof(int))
-		return -EINVAL;
-	if (level == SOL_SOCKET && name == SO_LINGER) {
-		struct linger lg;
-		uint32_t reset;
-
-		if (len < (socklen_t)sizeof(lg))
-			return -EINVAL;
-		memcpy(&lg, val, sizeof(lg));
-		/* {1, 0}: the last close resets, as TCP's RST. */
-		reset = lg.l_onoff && !lg.l_linger;
-		if (sor_r->ioctl(cfd, EUSRV_SOR_LINGER, &reset) < 0)
-			return -errno;
-	}
-	if (len > sizeof(raw))
-		return 0;	/* accepted, not remembered */
-	memcpy(&raw, val, len);
-	o = opt_find(c, opt_key(level, name), true);
-	if (o) {
-		o->val = raw;
-		__atomic_store_n(&o->len, (uint32_t)len, __ATOMIC_RELEASE);
-	}
-	return 0;
+	while (s < EUSRV_SOR_RING_MAX_SHIFT && (1UL << s) < (unsigned long)bytes)
+		s++;
+	return s;
 }
 
 /* A plain socket's SO_SNDBUF/SO_RCVBUF wish, kept for its connection. */
 static void remember_wish(int fd, int name, const void *val, socklen_t len)
 {
-	const struct sor_state *st;
+	const struct usor_state *st;
 	uintptr_t aux;
 	uint32_t s, r;
 	int v;
 
-	if (len < (socklen_t)sizeof(int) || !val || sor_absent())
+	if (len < (socklen_t)sizeof(int) || !val || usor_absent())
 		return;
-	st = sor_state();
+	st = usor_state_get();
 	if (!st)
 		return;
 	memcpy(&v, val, sizeof(v));
-	aux = sor_fd_aux(fd);
-	s = (uint32_t)SOR_AUX_SND_SHIFT(aux);
-	r = (uint32_t)SOR_AUX_RCV_SHIFT(aux);
+	aux = usor_fd_aux(fd);
+	s = (uint32_t)USOR_AUX_SND_SHIFT(aux);
+	r = (uint32_t)USOR_AUX_RCV_SHIFT(aux);
 	if (name == SO_SNDBUF)
-		s = sor_shift_of(v);
+		s = shift_of(v);
 	else
-		r = sor_shift_of(v);
-	sor_fd_set_aux(fd, SOR_AUX_MK(aux & SOR_AUX_LISTENER, s, r,
-				      SOR_AUX_PORT(aux)));
+		r = shift_of(v);
+	usor_fd_set_aux(fd, USOR_AUX_MK(aux & USOR_AUX_LISTENER, s, r,
+				      USOR_AUX_PORT(aux)));
 }
 
-int sor_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+int usor_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
-	struct sor_conn *c = sor_fd_route(&fd);
+	struct usor_conn *c = usor_fd_route(&fd);
 	int r;
 
 	if (!c) {
 		int e;
 
-		r = sor_r->setsockopt(fd, level, name, val, len);
+		r = usor_r->setsockopt(fd, level, name, val, len);
 		if (adopted(r, fd, &c))
 			goto conn;
 		e = errno;
@@ -783,71 +602,71 @@ int sor_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 		return r;
 	}
 conn:
-	r = sor_conn_setopt(c, fd, level, name, val, len);
+	r = usor_conn_setopt(c, fd, level, name, val, len);
 	if (r == 0)
-		sor_face_save(c);
-	sor_conn_put(c);
-	return r < 0 ? (int)sor_fail(r) : 0;
+		usor_face_save(c);
+	usor_conn_put(c);
+	return r < 0 ? (int)usor_fail(r) : 0;
 }
 
 /* ---- names, fstat ---------------------------------------------------------- */
 
 static int name_of(int fd, struct sockaddr *addr, socklen_t *len, bool peer)
 {
-	struct sor_conn *c = sor_fd_route(&fd);
+	struct usor_conn *c = usor_fd_route(&fd);
 	struct sockaddr_storage a;
 	socklen_t l;
 
 	if (!c) {
-		int r = peer ? sor_r->getpeername(fd, addr, len) :
-			       sor_r->getsockname(fd, addr, len);
+		int r = peer ? usor_r->getpeername(fd, addr, len) :
+			       usor_r->getsockname(fd, addr, len);
 
 		if (!adopted(r, fd, &c))
 			return r;
 	}
-	l = sor_v4_as(c->family, peer ? &c->peer : &c->local, &a);
-	sor_conn_put(c);
+	l = usor_v4_as(c->family, peer ? &c->peer : &c->local, &a);
+	usor_conn_put(c);
 	if (!addr || !len)
-		return (int)sor_fail(-EFAULT);
+		return (int)usor_fail(-EFAULT);
 	if ((int)*len < 0)
-		return (int)sor_fail(-EINVAL);
+		return (int)usor_fail(-EINVAL);
 	memcpy(addr, &a, *len < l ? *len : l);
 	*len = l;
 	return 0;
 }
 
-int sor_getsockname(int fd, struct sockaddr *addr, socklen_t *len)
+int usor_getsockname(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	return name_of(fd, addr, len, false);
 }
 
-int sor_getpeername(int fd, struct sockaddr *addr, socklen_t *len)
+int usor_getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 {
 	return name_of(fd, addr, len, true);
 }
 
-mode_t sor_stat_mode(int fd, mode_t mode)
+mode_t usor_stat_mode(int fd, mode_t mode)
 {
-	struct sor_conn *c;
+	struct usor_conn *c;
 
-	if (!sor_is_conn(fd)) {
+	if (!usor_is_conn(fd)) {
 		/* Not ours yet; a connection file has no file type bits. */
 		if (mode & S_IFMT)
 			return mode;
-		c = sor_adopt(fd);
+		c = usor_adopt(fd);
 		if (!c)
 			return mode;
-		sor_conn_put(c);
+		usor_conn_put(c);
 	}
 	/* What a socket's inode says. */
 	return S_IFSOCK | S_IRWXU | S_IRWXG | S_IRWXO;
 }
 
-int sor_fstat(int fd, struct stat *st)
+int usor_fstat(int fd, struct stat *st)
 {
-	int r = sor_r->fstat(fd, st);
+	int r = usor_r->fstat(fd, st);
 
 	if (r == 0)
-		st->st_mode = sor_stat_mode(fd, st->st_mode);
+		st->st_mode = usor_stat_mode(fd, st->st_mode);
 	return r;
 }

@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		"          ended (\"closed\" lines), newest first\n"
 		"  stats   every counter of the driver\n"
 		"Exit status: 0 success, 1 failure (driver not loaded...), 2 usage.\n",
-		prog, SOR_PEERS_PATH, SOR_PEERS_ENV, EUSRV_SOR_HISTORY);
+		prog, USOR_PEERS_PATH, USOR_PEERS_ENV, EUSRV_SOR_HISTORY);
 }
 
 static int open_dev(void)
@@ -57,14 +57,14 @@ static void report(void *arg, const char *msg)
 }
 
 /* Read and parse the peers file; false if it cannot be read. */
-static bool load_peers(struct sor_peers *p, const char **path)
+static bool load_peers(struct usor_peers *p, const char **path)
 {
-	static char buf[SOR_PEERS_MAX_FILE];
-	const char *env = getenv(SOR_PEERS_ENV);
+	static char buf[USOR_PEERS_MAX_FILE];
+	const char *env = getenv(USOR_PEERS_ENV);
 	size_t len;
 	FILE *f;
 
-	*path = env && *env ? env : SOR_PEERS_PATH;
+	*path = env && *env ? env : USOR_PEERS_PATH;
 	memset(p, 0, sizeof(*p));
 	f = fopen(*path, "re");
 	if (!f) {
@@ -73,7 +73,7 @@ static bool load_peers(struct sor_peers *p, const char **path)
 	}
 	len = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
-	sor_peers_parse(p, buf, len, *path, report, NULL);
+	usor_peers_parse(p, buf, len, *path, report, NULL);
 	return true;
 }
 
@@ -102,7 +102,7 @@ static int open_with_stats(struct eusrv_sor_stats *s)
 static int cmd_peers(void)
 {
 	struct eusrv_sor_stats s;
-	struct sor_peers p;
+	struct usor_peers p;
 	const char *path;
 	bool have_stats = false, up_known;
 	uint32_t i, j;
@@ -131,10 +131,10 @@ static int cmd_peers(void)
 		       !have_stats ? "?" : p.peer[i].node == s.node ? "yes" : "no",
 		       !up_known ? "?" : (s.nodes_up >> p.peer[i].node & 1) ? "yes" : "no");
 		for (j = 0; j < p.peer[i].naddr; j++)
-			printf("%s%s", j ? "," : "", sor_ipv4_str(p.peer[i].addr[j], a));
+			printf("%s%s", j ? "," : "", usor_ipv4_str(p.peer[i].addr[j], a));
 		printf("\n");
 	}
-	if (have_stats && !sor_peers_node(&p, s.node))
+	if (have_stats && !usor_peers_node(&p, s.node))
 		fprintf(stderr, "%s: this node (%u) is not in %s\n", prog, s.node, path);
 	return rc;
 }
@@ -183,13 +183,13 @@ static const char *reason_name(uint32_t r)
 	return "unknown";
 }
 
-static const char *addr_of(const struct sor_peers *p, uint32_t node, char out[16])
+static const char *addr_of(const struct usor_peers *p, uint32_t node, char out[16])
 {
-	const struct sor_peer *e = sor_peers_node(p, node);
+	const struct usor_peer *e = usor_peers_node(p, node);
 
 	if (!e)
 		return "?";
-	return sor_ipv4_str(e->addr[0], out);
+	return usor_ipv4_str(e->addr[0], out);
 }
 
 static int cmd_conns(bool closed)
@@ -198,7 +198,7 @@ static int cmd_conns(bool closed)
 	struct eusrv_sor_note_rec *nr = NULL;
 	struct eusrv_sor_stats s;
 	struct eusrv_sor_list l;
-	struct sor_peers p;
+	struct usor_peers p;
 	const char *path;
 	uint32_t room = 64, nroom = 64, i, n, nn;
 	int fd = open_with_stats(&s);
@@ -260,8 +260,8 @@ static int cmd_conns(bool closed)
 		char la[16], ra[16];
 
 		printf("tcp pid=%d fd=%d local=%s:%u peer=%s:%u", nr[i].pid, o->fd,
-		       sor_ipv4_str(o->laddr, la), o->lport,
-		       sor_ipv4_str(o->raddr, ra), o->rport);
+		       usor_ipv4_str(o->laddr, la), o->lport,
+		       usor_ipv4_str(o->raddr, ra), o->rport);
 		if (o->err)
 			printf(" err=%s", strerror(o->err));
 		printf(" reason=\"%s\"\n", reason_name(o->reason));

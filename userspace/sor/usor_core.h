@@ -9,12 +9,12 @@
  * internal syscall wrappers.  The core has no constructors: it starts on
  * first use (thread-safe, no locks that a signal handler could find held).
  *
- * Each sor_* entry point has the semantics of the libc call of the same
+ * Each usor_* entry point has the semantics of the libc call of the same
  * name, errno included, for every descriptor: descriptors that are not
  * connections over RDMA go to the real call after one table lookup.
  */
-#ifndef EUSRV_SOR_CORE_H
-#define EUSRV_SOR_CORE_H
+#ifndef EUSRV_USOR_CORE_H
+#define EUSRV_USOR_CORE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,7 +25,7 @@
 #include <time.h>
 
 /* The real operations.  Variadic libc calls get fixed signatures here. */
-struct sor_real {
+struct usor_real {
 	int (*connect)(int fd, const struct sockaddr *addr, socklen_t len);
 	int (*bind)(int fd, const struct sockaddr *addr, socklen_t len);
 	int (*listen)(int fd, int backlog);
@@ -61,7 +61,7 @@ struct sor_real {
 	int (*ioctl_wait)(int fd, unsigned long req, void *arg);
 	/*
 	 * Around ioctl_wait: the thread holds reference C meanwhile; if it
-	 * exits in the wait (cancelled), call sor_wait_abandoned(C) then.
+	 * exits in the wait (cancelled), call usor_wait_abandoned(C) then.
 	 */
 	void (*wait_begin)(void *c);
 	void (*wait_end)(void);
@@ -83,53 +83,53 @@ struct sor_real {
  * Called once by the front end before any other call (may be called again
  * with the same table).
  */
-void sor_set_real(const struct sor_real *real);
+void usor_set_real(const struct usor_real *real);
 
 /* Fork hooks (pthread_atfork in the preload library, fork() in libc). */
-void sor_fork_prepare(void);
-void sor_fork_parent(void);
-void sor_fork_child(void);
+void usor_fork_prepare(void);
+void usor_fork_parent(void);
+void usor_fork_child(void);
 
 /* Intercepted calls. */
-int sor_connect(int fd, const struct sockaddr *addr, socklen_t len);
-int sor_listen(int fd, int backlog);
-int sor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
-int sor_close(int fd);
-int sor_close_range(unsigned int first, unsigned int last, int flags);
+int usor_connect(int fd, const struct sockaddr *addr, socklen_t len);
+int usor_listen(int fd, int backlog);
+int usor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+int usor_close(int fd);
+int usor_close_range(unsigned int first, unsigned int last, int flags);
 /* closefrom(LOW) is about to close LOW and up (it cannot fail). */
-void sor_closefrom_before(int low);
-int sor_dup(int fd);
-int sor_dup3(int fd, int newfd, int flags);
-int sor_dup2(int fd, int newfd);
-int sor_fcntl(int fd, int cmd, uintptr_t arg);
-ssize_t sor_read(int fd, void *buf, size_t n);
-ssize_t sor_write(int fd, const void *buf, size_t n);
-ssize_t sor_readv(int fd, const struct iovec *iov, int iovcnt);
-ssize_t sor_writev(int fd, const struct iovec *iov, int iovcnt);
-ssize_t sor_recvfrom(int fd, void *buf, size_t n, int flags,
+void usor_closefrom_before(int low);
+int usor_dup(int fd);
+int usor_dup3(int fd, int newfd, int flags);
+int usor_dup2(int fd, int newfd);
+int usor_fcntl(int fd, int cmd, uintptr_t arg);
+ssize_t usor_read(int fd, void *buf, size_t n);
+ssize_t usor_write(int fd, const void *buf, size_t n);
+ssize_t usor_readv(int fd, const struct iovec *iov, int iovcnt);
+ssize_t usor_writev(int fd, const struct iovec *iov, int iovcnt);
+ssize_t usor_recvfrom(int fd, void *buf, size_t n, int flags,
 		     struct sockaddr *addr, socklen_t *len);
-ssize_t sor_sendto(int fd, const void *buf, size_t n, int flags,
+ssize_t usor_sendto(int fd, const void *buf, size_t n, int flags,
 		   const struct sockaddr *addr, socklen_t len);
-ssize_t sor_recvmsg(int fd, struct msghdr *msg, int flags);
-ssize_t sor_sendmsg(int fd, const struct msghdr *msg, int flags);
-int sor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags);
-int sor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+ssize_t usor_recvmsg(int fd, struct msghdr *msg, int flags);
+ssize_t usor_sendmsg(int fd, const struct msghdr *msg, int flags);
+int usor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags);
+int usor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 		 struct timespec *timeout);
-ssize_t sor_sendfile(int out, int in, off_t *off, size_t n);
-int sor_shutdown(int fd, int how);
-int sor_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
-int sor_setsockopt(int fd, int level, int name, const void *val,
+ssize_t usor_sendfile(int out, int in, off_t *off, size_t n);
+int usor_shutdown(int fd, int how);
+int usor_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
+int usor_setsockopt(int fd, int level, int name, const void *val,
 		   socklen_t len);
-int sor_getsockname(int fd, struct sockaddr *addr, socklen_t *len);
-int sor_getpeername(int fd, struct sockaddr *addr, socklen_t *len);
-int sor_fstat(int fd, struct stat *st);
+int usor_getsockname(int fd, struct sockaddr *addr, socklen_t *len);
+int usor_getpeername(int fd, struct sockaddr *addr, socklen_t *len);
+int usor_fstat(int fd, struct stat *st);
 
 /* Whether FD is a connection over RDMA in this process. */
-int sor_is_conn(int fd);
+int usor_is_conn(int fd);
 /* The st_mode that fstat & co. report for FD, given the real one. */
-mode_t sor_stat_mode(int fd, mode_t mode);
+mode_t usor_stat_mode(int fd, mode_t mode);
 
-/* A thread cancelled in a wait (sor_real.wait_begin) has exited. */
-void sor_wait_abandoned(void *c);
+/* A thread cancelled in a wait (usor_real.wait_begin) has exited. */
+void usor_wait_abandoned(void *c);
 
-#endif /* EUSRV_SOR_CORE_H */
+#endif /* EUSRV_USOR_CORE_H */

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Connection set-up: connect() to a peer node's address and accept() of
+ * a client from one (listen() registers the listener with the driver).
+ * Anything that fails before a connection is set up leaves the socket on
+ * TCP, with the reason told to the driver (EUSRV_SOR_NOTE) for eusrvctl.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "inaddr.h"
+#include "usor_internal.h"
+
+#define LOOPBACK_NET	0x7fU		/* 127.0.0.0/8, first byte */
+
+static int sockopt_int(int fd, int level, int name)
+{
+	int v = -1;
+	socklen_t l = sizeof(v);
+
+	if (usor_r->getsockopt(fd, level, name, &v, &l) < 0)
+		return -1;
+	return v;
+}
+
+/*
+ * The family of FD if it is a TCP socket that can talk IPv4: AF_INET, or
+ * AF_INET6 without IPV6_V6ONLY (IPv4-mapped addresses); else -1.
+ */
+static int v4_family(int fd)
+{
+	int dom = sockopt_int(fd, SOL_SOCKET, SO_DOMAIN);
+
+	if (sockopt_int(fd, SOL_SOCKET, SO_PROTOCOL) != IPPROTO_TCP)
+		return -1;
+	if (dom == AF_INET)
+		return dom;
+	if (dom == AF_INET6 && sockopt_int(fd, IPPROTO_IPV6, IPV6_V6ONLY) == 0)
+		return dom;
+	return -1;
+}
+
+/* FD's own or peer's IPv4 endpoint (the IPv6 wildcard as INADDR_ANY). */
+static bool v4_name(int fd, bool peer, struct sockaddr_in *out)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+
+	if ((peer ? usor_r->getpeername(fd, (struct sockaddr *)&ss, &l) :
+		    usor_r->getsockname(fd, (struct sockaddr *)&ss, &l)) < 0)
+		return false;
+	return usor_v4_of((struct sockaddr *)&ss, l, true, out);
+}
+
+/* TCP state of FD (netinet/tcp.h TCP_*), or -1 if FD is not TCP. */
+static int tcp_state(int fd)
+{
+	unsigned char info[8];
+	socklen_t l = sizeof(info);
+
+	if (usor_r->getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &l) < 0 || l < 1)
+		return -1;
+	return info[0];
+}
+
+/*
+ * Tell the driver why FD stays on TCP (eusrvctl conns shows it), with the
+ * destination DST if known; errno is kept.
+ */
+static void note_dest(int fd, uint32_t reason, int err,
+		      const struct sockaddr_in *dst)
+{
+	struct eusrv_sor_note n;
+	struct sockaddr_in a;
+	int saved = errno, ctl = usor_ctl_fd();
+
+	if (ctl < 0)
+		return;
+	memset(&n, 0, sizeof(n));
+	n.fd = fd;
+	n.reason = reason;
+	n.err = err;
+	if (v4_name(fd, false, &a)) {
+		n.laddr = a.sin_addr.s_addr;
+		n.lport = ntohs(a.sin_port);
+	}
+	if (dst) {
+		n.raddr = dst->sin_addr.s_addr;
+		n.rport = ntohs(dst->sin_port);
+	}
+	usor_r->ioctl(ctl, EUSRV_SOR_NOTE, &n);
+	errno = saved;
+}
+
+/* Like note_dest() for a connected FD. */
+static void note(int fd, uint32_t reason, int err)
+{
+	struct sockaddr_in a;
+	int saved = errno;
+	bool named = v4_name(fd, true, &a);
+
+	errno = saved;
+	note_dest(fd, reason, err, named ? &a : NULL);
+}
+
+static uint32_t reason_of(int err)
+{
+	switch (err) {
+	case ECONNREFUSED:
+		return EUSRV_SOR_R_REFUSED;
+	case ETIMEDOUT:
+		return EUSRV_SOR_R_TIMEOUT;
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case ENODEV:
+	case EHOSTDOWN:
+		return EUSRV_SOR_R_UNREACHABLE;
+	case ENOMEM:
+	case ENOBUFS:
+		return EUSRV_SOR_R_NO_MEMORY;
+	case EDQUOT:
+		return EUSRV_SOR_R_MEMLOCK;
+	default:
+		return EUSRV_SOR_R_OTHER;
+	}
+}
+
+/*
+ * Put connection file CFD in place of FD and C in the table, with the
+ * options FD had; C's face goes to its page for a later exec (once
+ * mapped).
+ */
+static int install(int cfd, int fd, bool cloexec, struct usor_conn *c)
+{
+	struct usor_conn *old;
+
+	usor_face_import(fd, cfd, c);
+	if (c->map)
+		usor_face_save(c);
+	if (usor_r->dup3(cfd, fd, cloexec ? O_CLOEXEC : 0) < 0) {
+		int e = errno;
+
+		usor_conn_put(c);
+		usor_r->close(cfd);
+		errno = e;
+		return -1;
+	}
+	usor_r->close(cfd);
+	old = usor_fd_set(fd, c);
+	if (old)
+		usor_conn_put(old);
+	usor_conn_put(c);
+	return 0;
+}
+
+/* ---- connect ------------------------------------------------------------- */
+
+/*
+ * A signal (no SA_RESTART) ended set-up: as TCP's connect(), the attempt
+ * goes on in the background and the call says EINTR; poll, SO_ERROR or a
+ * later connect() tell how it ended.  It goes on over TCP, started here
+ * without blocking.
+ */
+static int interrupted(int fd, int fl, const struct sockaddr *addr,
+		       socklen_t len, const struct sockaddr_in *dst)
+{
+	int r, e;
+
+	if (!(fl & O_NONBLOCK))
+		usor_r->fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	errno = 0;
+	r = usor_r->connect(fd, addr, len);
+	e = errno;
+	if (!(fl & O_NONBLOCK))
+		usor_r->fcntl(fd, F_SETFL, fl);
+	note_dest(fd, EUSRV_SOR_R_OTHER, EINTR, dst);
+	if (r < 0 && e == EINPROGRESS)
+		e = EINTR;
+	errno = e;
+	return r;
+}
+
+int usor_connect(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	struct usor_conn *c = usor_fd_get(fd);
+	const struct usor_state *st;
+	struct sockaddr_in dst, me;
+	struct eusrv_sor_connect rq;
+	int node, r, cfd, fl, fdfl, e, fam;
+	uintptr_t aux;
+
+	if (c) {
+		unsigned int p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
+
+		if (p == USOR_PEND_CONNECTING || p == USOR_PEND_BUSY)
+			p = usor_settle(c, fd);
+		if (p == USOR_PEND_TCP && usor_tcp_fd_of(c, fd) >= 0) {
+			/* TCP's own answer: EALREADY, EISCONN, or its error. */
+			int tfd = c->tcp_fd;
+
+			usor_conn_put(c);
+			return usor_r->connect(tfd, addr, len);
+		}
+		usor_conn_put(c);
+		return (int)usor_fail(p == USOR_PEND_NONE ? -EISCONN : -EALREADY);
+	}
+	if (usor_absent() || !addr || len < (socklen_t)sizeof(sa_family_t) ||
+	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
+		return usor_r->connect(fd, addr, len);
+	/* Only a TCP socket that is not connected or connecting yet. */
+	e = errno;
+	if (tcp_state(fd) != TCP_CLOSE) {
+		errno = e;
+		return usor_r->connect(fd, addr, len);
+	}
+	errno = e;
+	st = usor_state_get();
+	if (!st)
+		return usor_r->connect(fd, addr, len);
+	fam = v4_family(fd);
+	if (fam < 0 || fam != addr->sa_family ||
+	    !usor_v4_of(addr, len, false, &dst)) {
+		errno = e;
+		r = usor_r->connect(fd, addr, len);
+		if (addr->sa_family == AF_INET6)
+			note(fd, EUSRV_SOR_R_NOT_IPV4, 0);
+		return r;
+	}
+	errno = e;
+	node = usor_peers_find(&st->peers, dst.sin_addr.s_addr);
+	if (node < 0 || node == st->node) {
+		r = usor_r->connect(fd, addr, len);
+		note_dest(fd, EUSRV_SOR_R_NOT_PEER, 0, &dst);
+		return r;
+	}
+	/* A local port of our own: bind the socket if it is not bound. */
+	if (!v4_name(fd, false, &me))
+		goto tcp_other;
+	if (!me.sin_port) {
+		struct sockaddr_storage any;
+		socklen_t al = usor_v4_as(fam, &me, &any);
+
+		/* Unbound: IPv6's wildcard, not the IPv4-mapped 0.0.0.0. */
+		if (fam == AF_INET6 && !me.sin_addr.s_addr)
+			memset(&((struct sockaddr_in6 *)&any)->sin6_addr, 0,
+			       sizeof(struct in6_addr));
+		if (usor_r->bind(fd, (struct sockaddr *)&any, al) < 0 ||
+		    !v4_name(fd, false, &me))
+			goto tcp_other;
+	}
+	fl = usor_r->fcntl(fd, F_GETFL, 0);
+	fdfl = usor_r->fcntl(fd, F_GETFD, 0);
+	if (fl < 0 || fdfl < 0)
+		goto tcp_other;
+	memset(&rq, 0, sizeof(rq));
+	rq.node = (uint32_t)node;
+	rq.port = ntohs(dst.sin_port);
+	rq.fd = fd;	/* the driver takes the local port from it */
+	aux = usor_fd_aux(fd);
+	rq.snd_shift = (uint8_t)USOR_AUX_SND_SHIFT(aux);
+	rq.rcv_shift = (uint8_t)USOR_AUX_RCV_SHIFT(aux);
+	if (fl & O_NONBLOCK) {
+		/* Set-up goes on in the background; TCP there if it fails. */
+		rq.flags |= EUSRV_SOR_F_NONBLOCK;
+		rq.addr = (uintptr_t)addr;
+		rq.addrlen = len;
+	}
+	if (fdfl & FD_CLOEXEC)
+		rq.flags |= EUSRV_SOR_F_CLOEXEC;
+	cfd = usor_r->ioctl(usor_ctl_fd(), EUSRV_SOR_CONNECT, &rq);
+	if (cfd < 0) {
+		e = errno;
+		if (e == EINTR)
+			return interrupted(fd, fl, addr, len, &dst);
+		errno = 0;
+		r = usor_r->connect(fd, addr, len);
+		note_dest(fd, reason_of(e), e, &dst);
+		return r;
+	}
+	c = fl & O_NONBLOCK ? usor_conn_alloc() : usor_conn_map(cfd);
+	if (!c) {
+		e = fl & O_NONBLOCK ? ENOMEM : errno;
+		usor_r->close(cfd);
+		errno = e;
+		return -1;
+	}
+	if (fl & O_NONBLOCK) {
+		c->pending = USOR_PEND_CONNECTING;
+		c->local.sin_family = AF_INET;
+		c->peer.sin_family = AF_INET;
+	}
+	c->local.sin_port = me.sin_port;
+	c->local.sin_addr.s_addr = me.sin_addr.s_addr ? me.sin_addr.s_addr :
+				   usor_node_addr(st, c->node);
+	c->peer = dst;
+	c->family = fam;
+	if (install(cfd, fd, fdfl & FD_CLOEXEC, c) < 0)
+		return -1;
+	if (fl & O_NONBLOCK)
+		return (int)usor_fail(-EINPROGRESS);
+	return 0;
+
+tcp_other:
+	e = errno;
+	errno = 0;
+	r = usor_r->connect(fd, addr, len);
+	note_dest(fd, EUSRV_SOR_R_OTHER, e, &dst);
+	return r;
+}
+
+/* ---- listen / accept ---------------------------------------------------- */
+
+int usor_listen(int fd, int backlog)
+{
+	const struct usor_state *st;
+	struct eusrv_sor_listen rq;
+	struct sockaddr_in me;
+	uintptr_t aux;
+	int r = usor_r->listen(fd, backlog), e = errno;
+
+	if (r < 0 || usor_absent() || usor_is_conn(fd))
+		return r;	/* (a connection never listens: listen failed) */
+	/* IPv4, or dual-stack IPv6 on the wildcard or an IPv4-mapped address. */
+	if (v4_family(fd) < 0)
+		goto out;
+	st = usor_state_get();
+	if (!st || !v4_name(fd, false, &me))
+		goto out;
+	aux = usor_fd_aux(fd);
+	if ((aux & USOR_AUX_LISTENER) && USOR_AUX_PORT(aux) == ntohs(me.sin_port))
+		goto out;	/* listen() again: registered already */
+	memset(&rq, 0, sizeof(rq));
+	rq.addr = me.sin_addr.s_addr;
+	rq.port = ntohs(me.sin_port);
+	rq.fd = fd;
+	rq.snd_shift = (uint8_t)USOR_AUX_SND_SHIFT(aux);
+	rq.rcv_shift = (uint8_t)USOR_AUX_RCV_SHIFT(aux);
+	/* A failed registration only means that clients come over TCP. */
+	if (usor_r->ioctl(usor_ctl_fd(), EUSRV_SOR_LISTEN, &rq) == 0 ||
+	    errno == EEXIST || errno == EADDRINUSE)
+		usor_fd_set_aux(fd, USOR_AUX_MK(1, rq.snd_shift, rq.rcv_shift,
+					      rq.port));
+out:
+	errno = e;
+	return r;
+}
+
+/* Whether an accepted peer address is this node's own (a dummy's). */
+static bool is_local(const struct usor_state *st, uint32_t addr)
+{
+	const unsigned char *b = (const unsigned char *)&addr;
+
+	if (b[0] == LOOPBACK_NET)
+		return true;
+	return st->node >= 0 && usor_peers_find(&st->peers, addr) == st->node;
+}
+
+static void copy_addr(struct sockaddr *to, socklen_t *tolen,
+		      const void *from, socklen_t len)
+{
+	if (!to || !tolen)
+		return;
+	memcpy(to, from, *tolen < len ? *tolen : len);
+	*tolen = len;
+}
+
+int usor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
+{
+	uintptr_t aux = usor_fd_aux(fd);
+
+	if (!(aux & USOR_AUX_LISTENER))
+		return usor_r->accept4(fd, addr, len, flags);
+	for (;;) {
+		struct sockaddr_storage ss;
+		struct sockaddr_in sin;
+		socklen_t sl = sizeof(ss);
+		const struct usor_state *st;
+		struct eusrv_sor_accept rq;
+		struct usor_conn *c;
+		int nfd, cfd, e;
+
+		if (addr && len && (int)*len < 0)
+			return (int)usor_fail(-EINVAL);
+		nfd = usor_r->accept4(fd, (struct sockaddr *)&ss, &sl, flags);
+		if (nfd < 0)
+			return nfd;
+		e = errno;
+		st = usor_state_get();
+		if (!st || !usor_v4_of((struct sockaddr *)&ss, sl, false, &sin) ||
+		    !is_local(st, sin.sin_addr.s_addr))
+			goto plain;
+		memset(&rq, 0, sizeof(rq));
+		rq.fd = nfd;	/* only its holder may claim the dummy */
+		if (flags & SOCK_NONBLOCK)
+			rq.flags |= EUSRV_SOR_F_NONBLOCK;
+		if (flags & SOCK_CLOEXEC)
+			rq.flags |= EUSRV_SOR_F_CLOEXEC;
+		/*
+		 * The TCP accept is done: a signal meanwhile (without
+		 * SA_RESTART) must not lose the connection, so ask again.
+		 */
+		do {
+			cfd = usor_r->ioctl(usor_ctl_fd(), EUSRV_SOR_ACCEPT, &rq);
+		} while (cfd < 0 && errno == EINTR);
+		if (cfd < 0) {
+			if (errno == ENOENT) {
+				note(nfd, EUSRV_SOR_R_LOCAL, 0);
+				goto plain;
+			}
+			if (errno == ENOTTY || errno == EBADF || errno == EINVAL)
+				goto plain;	/* no control file: keep it */
+			/* A dummy whose set-up failed: not a client. */
+			usor_r->close(nfd);
+			errno = e;
+			continue;
+		}
+		c = usor_conn_map(cfd);
+		if (!c) {
+			usor_r->close(cfd);
+			usor_r->close(nfd);
+			errno = e;
+			continue;
+		}
+		v4_name(nfd, false, &c->local);
+		c->peer.sin_addr.s_addr = usor_node_addr(st, c->peer_node);
+		c->family = ss.ss_family;
+		if (install(cfd, nfd, flags & SOCK_CLOEXEC, c) < 0) {
+			usor_r->close(nfd);
+			errno = e;
+			continue;
+		}
+		sl = usor_v4_as(ss.ss_family, &c->peer, &ss);
+plain:
+		errno = e;
+		copy_addr(addr, len, &ss, sl);
+		return nfd;
+	}
+}
