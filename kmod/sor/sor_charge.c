@@ -40,7 +40,7 @@ unsigned long sor_charge_pages(u32 snd, u32 rcv)
  * Charge PAGES to O's user into CH (which holds at most one charge), or
  * -EDQUOT when that would pass O's limit.
  */
-int sor_charge(struct sor_charge *ch, const struct sor_owner *o,
+int sor_charge(struct sor_charge_acct *ch, const struct sor_owner *o,
 	       unsigned long pages)
 {
 	unsigned long cur, next;
@@ -59,7 +59,7 @@ int sor_charge(struct sor_charge *ch, const struct sor_owner *o,
 }
 
 /* Give CH's pages back to its user; any context. */
-void sor_uncharge(struct sor_charge *ch)
+void sor_uncharge(struct sor_charge_acct *ch)
 {
 	if (!ch->user)
 		return;

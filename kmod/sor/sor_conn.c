@@ -19,7 +19,7 @@
 #include "sor_conn.h"
 
 static DEFINE_SPINLOCK(sor_tbl_lock);
-static struct sor_ids sor_ids;
+static struct sor_ids sor_id_table;
 static struct sor_conn *sor_tbl[SOR_IDS_MAX];
 static bool sor_dying;
 /* The protocol above (sor_conn_init): what work, timer and teardown hand on. */
@@ -88,7 +88,7 @@ unsigned int sor_conn_count(void)
 	unsigned int n;
 
 	spin_lock_irqsave(&sor_tbl_lock, flags);
-	n = sor_ids.count;
+	n = sor_id_table.count;
 	spin_unlock_irqrestore(&sor_tbl_lock, flags);
 	return n;
 }
@@ -316,7 +316,7 @@ static void sor_conn_unlink(struct sor_conn *c)
 	was = c->in_table;
 	if (was) {
 		sor_tbl[c->id] = NULL;
-		sor_ids_free(&sor_ids, c->id);
+		sor_ids_free(&sor_id_table, c->id);
 		c->in_table = false;
 		/* Only what was established carried anything worth keeping. */
 		if (c->serial) {
@@ -459,7 +459,7 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 	c->probed = c->born;
 
 	spin_lock_irqsave(&sor_tbl_lock, flags);
-	id = sor_dying ? -ENODEV : sor_ids_alloc(&sor_ids);
+	id = sor_dying ? -ENODEV : sor_ids_alloc(&sor_id_table);
 	if (id >= 0) {
 		c->id = id;
 		c->in_table = true;

@@ -168,7 +168,7 @@ struct sor_conn {
 	struct file *bound;
 	struct sor_bg *bg;		/* a non-blocking CONNECT's set-up */
 	bool tcp;			/* ... failed: the file serves BOUND */
-	struct sor_charge charge;	/* the rings, on the owner's locked_vm */
+	struct sor_charge_acct charge;	/* the rings, on the owner's locked_vm */
 	unsigned long born;		/* jiffies */
 
 	u64 bytes_sent;

@@ -21,7 +21,7 @@ struct sor_owner {
 };
 
 /* A charge held: PAGES on USER's locked_vm. */
-struct sor_charge {
+struct sor_charge_acct {
 	struct user_struct *user;
 	unsigned long pages;
 };
@@ -29,9 +29,9 @@ struct sor_charge {
 void sor_charge_owner(struct sor_owner *o);
 void sor_charge_owner_put(struct sor_owner *o);
 unsigned long sor_charge_pages(u32 snd, u32 rcv);
-int sor_charge(struct sor_charge *ch, const struct sor_owner *o,
+int sor_charge(struct sor_charge_acct *ch, const struct sor_owner *o,
 	       unsigned long pages);
-void sor_uncharge(struct sor_charge *ch);
+void sor_uncharge(struct sor_charge_acct *ch);
 
 /* sor_pool.c */
 void *sor_pool_get(size_t len);

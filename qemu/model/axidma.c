@@ -14,9 +14,9 @@
 #include "regs.h"
 
 #define DESC_SIZE	64U
-#define DESC_MASK	(~(uint64_t)(EUSRV_AXIDMA_DESC_ALIGN - 1))
+#define VB_AXIDMA_DESC_MASK	(~(uint64_t)(EUSRV_AXIDMA_DESC_ALIGN - 1))
 
-static const char *const bad_names[] = {
+static const char *const vb_axidma_bad_names[] = {
 	[EUSRV_AXIDMA_BAD_NONE] = "none",
 	[EUSRV_AXIDMA_BAD_CR] = "reserved or unsupported DMACR bits",
 	[EUSRV_AXIDMA_BAD_THRESH] = "IRQThreshold 0",
@@ -51,7 +51,7 @@ static void vb_axidma_bad(struct vb_axidma *d, struct vb_axidma_chan *c,
 	if (log_ratelimit_ok(&d->rl, evloop_now_ms()))
 		log_warn("node%u AXI DMA %s: programming error %u (%s), value %#x",
 			 d->node, ch_names[c == &d->ch[VB_AXIDMA_RX]], code,
-			 bad_names[code], value);
+			 vb_axidma_bad_names[code], value);
 }
 
 static void vb_axidma_bad_once(struct vb_axidma *d, struct vb_axidma_chan *c,
@@ -218,10 +218,10 @@ static void vb_axidma_cr_run_stop(struct vb_axidma *d, struct vb_axidma_chan *c,
 	} else if (!c->running && !c->err_halted) {
 		uint64_t cur = vb_axidma_reg_addr(d, c->base + EUSRV_AXIDMA_CURDESC);
 
-		if (cur & ~DESC_MASK)
+		if (cur & ~VB_AXIDMA_DESC_MASK)
 			vb_axidma_bad_once(d, c, &c->bad_cur, &c->bad_cur_val,
 					   EUSRV_AXIDMA_BAD_CURDESC, (uint32_t)cur);
-		c->next = cur & DESC_MASK;
+		c->next = cur & VB_AXIDMA_DESC_MASK;
 		c->running = true;
 		c->idle = false;
 		c->sr &= ~(EUSRV_AXIDMA_SR_HALTED | EUSRV_AXIDMA_SR_IDLE);
@@ -264,7 +264,7 @@ static void vb_axidma_reg_write(struct vb_axidma *d, struct vb_axidma_chan *c,
 }
 
 /* The registers of a channel a kick looks at, in the order it acts on them. */
-static const uint32_t kick_regs[] = {
+static const uint32_t vb_axidma_kick_regs[] = {
 	EUSRV_AXIDMA_VB_SR_CLR_SEQ,
 	EUSRV_AXIDMA_CR,
 };
@@ -282,8 +282,8 @@ void vb_axidma_kick(struct vb_axidma *d, unsigned int ch, uint64_t now_us)
 			return;
 		}
 	}
-	for (i = 0; i < sizeof(kick_regs) / sizeof(kick_regs[0]); i++)
-		vb_axidma_reg_write(d, &d->ch[ch], kick_regs[i], now_us);
+	for (i = 0; i < sizeof(vb_axidma_kick_regs) / sizeof(vb_axidma_kick_regs[0]); i++)
+		vb_axidma_reg_write(d, &d->ch[ch], vb_axidma_kick_regs[i], now_us);
 }
 
 /* Host pointer to LEN bytes at GA in the node's own RAM, or NULL. */
@@ -331,7 +331,7 @@ static uint32_t vb_axidma_fetch(struct vb_axidma *d, uint64_t ga,
 		return EUSRV_AXIDMA_SR_SG_DEC_ERR;
 	memcpy(raw, out->host, sizeof(raw));
 	out->next = ((uint64_t)vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_NEXT_MSB) << 32 |
-		     vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_NEXT)) & DESC_MASK;
+		     vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_NEXT)) & VB_AXIDMA_DESC_MASK;
 	out->buf = (uint64_t)vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_BUF_MSB) << 32 |
 		   vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_BUF);
 	out->ctrl = vb_axidma_le32_at(raw, EUSRV_AXIDMA_DESC_CTRL);
@@ -347,12 +347,12 @@ static uint64_t vb_axidma_tail_of(struct vb_axidma *d, struct vb_axidma_chan *c)
 {
 	uint64_t t = vb_axidma_reg_addr(d, c->base + EUSRV_AXIDMA_TAILDESC);
 
-	if (t & ~DESC_MASK)
+	if (t & ~VB_AXIDMA_DESC_MASK)
 		vb_axidma_bad_once(d, c, &c->bad_tail, &c->bad_tail_val,
 				   EUSRV_AXIDMA_BAD_TAILDESC, (uint32_t)t);
 	else
 		c->bad_tail = false;
-	return t & DESC_MASK;
+	return t & VB_AXIDMA_DESC_MASK;
 }
 
 /*

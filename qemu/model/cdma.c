@@ -11,7 +11,7 @@
 
 #include "regs.h"
 
-#define DESC_MASK	(~(uint64_t)(EUSRV_CDMA_DESC_ALIGN - 1))
+#define VB_CDMA_DESC_MASK	(~(uint64_t)(EUSRV_CDMA_DESC_ALIGN - 1))
 #define MSG_SIZE	8U
 
 /* vb_cdma_transfer() results besides a CDMASR error bit. */
@@ -19,7 +19,7 @@
 #define XFER_MORE	1U	/* budget used up, continue next round */
 #define XFER_WAIT	2U	/* a mailbox write waits for FIFO room */
 
-static const char *const bad_names[] = {
+static const char *const vb_cdma_bad_names[] = {
 	[EUSRV_CDMA_BAD_NONE] = "none",
 	[EUSRV_CDMA_BAD_CR] = "reserved or unsupported CDMACR bits",
 	[EUSRV_CDMA_BAD_THRESH] = "IRQThreshold 0",
@@ -65,7 +65,7 @@ static void vb_cdma_bad(struct vb_cdma *c, uint32_t code, uint32_t value)
 	wr32(c->page, EUSRV_CDMA_BAD_CNT, c->bad_cnt);
 	if (log_ratelimit_ok(&c->rl, vb_cdma_now_us(c) / 1000U))
 		log_warn("node%u CDMA: programming error %u (%s), value %#x",
-			 c->node, code, bad_names[code], value);
+			 c->node, code, vb_cdma_bad_names[code], value);
 }
 
 static void vb_cdma_bad_once(struct vb_cdma *c, bool *flag, uint32_t *last,
@@ -235,12 +235,12 @@ static uint64_t vb_cdma_tail_of(struct vb_cdma *c)
 {
 	uint64_t t = vb_cdma_reg_addr(c, EUSRV_CDMA_TAILDESC);
 
-	if (t & ~DESC_MASK)
+	if (t & ~VB_CDMA_DESC_MASK)
 		vb_cdma_bad_once(c, &c->bad_tail, &c->bad_tail_val,
 				 EUSRV_CDMA_BAD_TAILDESC, (uint32_t)t);
 	else
 		c->bad_tail = false;
-	return t & DESC_MASK;
+	return t & VB_CDMA_DESC_MASK;
 }
 
 /* Host pointer to LEN bytes of an attached node's RAM at GA, or NULL. */
@@ -275,7 +275,7 @@ static uint32_t vb_cdma_fetch(struct vb_cdma *c)
 	uint8_t *host;
 
 	c->cur_ga = ga;
-	if (ga & ~DESC_MASK)
+	if (ga & ~VB_CDMA_DESC_MASK)
 		return EUSRV_CDMA_SR_SG_INT_ERR;
 	if (EUSRV_GA_NODE(ga) != c->node)
 		return EUSRV_CDMA_SR_SG_DEC_ERR;
@@ -533,7 +533,7 @@ static bool vb_cdma_reg_write(struct vb_cdma *c, uint32_t off, uint32_t cr)
 }
 
 /* The registers a kick looks at, in the order it acts on them. */
-static const uint32_t kick_regs[] = {
+static const uint32_t vb_cdma_kick_regs[] = {
 	EUSRV_CDMA_SR_CLR_SEQ,
 	EUSRV_CDMA_CR,
 	EUSRV_CDMA_SIMPLE_SEQ,		/* a simple transfer ends the kick */
@@ -553,8 +553,8 @@ void vb_cdma_kick(struct vb_cdma *c)
 		vb_cdma_engine_reset(c);
 		return;
 	}
-	for (i = 0; i < sizeof(kick_regs) / sizeof(kick_regs[0]); i++)
-		if (vb_cdma_reg_write(c, kick_regs[i], cr) == KICK_END)
+	for (i = 0; i < sizeof(vb_cdma_kick_regs) / sizeof(vb_cdma_kick_regs[0]); i++)
+		if (vb_cdma_reg_write(c, vb_cdma_kick_regs[i], cr) == KICK_END)
 			return;
 }
 

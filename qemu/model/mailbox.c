@@ -25,7 +25,7 @@ _Static_assert(EUSRV_MBOX_FIFO + EUSRV_MBOX_FIFO_DEPTH *
 #define MBOX_IE_MASK	(EUSRV_MBOX_CTRL_ENQ_IE | EUSRV_MBOX_CTRL_FULL_IE | \
 			 EUSRV_MBOX_CTRL_TXDONE_IE | EUSRV_MBOX_CTRL_ERR_IE)
 
-static const char *const bad_names[] = {
+static const char *const vb_mbox_bad_names[] = {
 	[EUSRV_MBOX_BAD_NONE] = "none",
 	[EUSRV_MBOX_BAD_CTRL] = "reserved CTRL bits set",
 	[EUSRV_MBOX_BAD_RX_CONS] = "RX_CONS outside [RX_PROD-depth, RX_PROD]",
@@ -61,7 +61,7 @@ static void vb_mbox_bad(struct vb_mbox *m, uint32_t code, uint32_t value)
 	wr32(m->page, EUSRV_MBOX_BAD_CNT, m->bad_cnt);
 	if (log_ratelimit_ok(&m->rl, vb_mbox_now_ms(m)))
 		log_warn("node%u mailbox: programming error %u (%s), value %#x",
-			 m->node, code, bad_names[code], value);
+			 m->node, code, vb_mbox_bad_names[code], value);
 }
 
 /* A bad register value: counted once while the node leaves it (regs.h). */
