@@ -18,9 +18,9 @@ $(SOR_LIB): $(SOR_CORE) sor/preload.c $(SOR_HDRS) | $(BUILD)/lib
 $(BUILD)/bin/eusrv-run: sor/eusrv-run | $(BUILD)/bin
 	install -m 0755 $< $@
 
-$(BUILD)/bin/eusrvctl: tools/eusrvctl.c sor/peers.c sor/peers.h \
+$(BUILD)/bin/eusrvctl: tools/eusrvctl.c sor/peers.c sor/peers.h $(TOOL_LIB) \
 		../kmod/include/uapi/eusrv/sor.h | $(BUILD)/bin
-	$(CC) $(EUSRV_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< sor/peers.c
+	$(CC) $(EUSRV_CFLAGS) $(CFLAGS) $(LDFLAGS) -Ilib -o $@ $< sor/peers.c lib/tool_util.c
 
 $(BUILD)/lib:
 	mkdir -p $@

@@ -20,6 +20,8 @@
 
 #include <uapi/eusrv/cdma_diag.h>
 
+#include "tool_util.h"
+
 #define DEV_PATH	"/dev/eusrv_cdma"
 #define DEF_COUNT	100U
 #define DEF_LEN		65536U
@@ -43,48 +45,6 @@ static void usage(FILE *f)
 		"  reset      zero the driver's and the receiver's counters\n"
 		"NODE is a node number or nodeN.  Exit status: 0 success, 1 failure, 2 usage.\n",
 		prog, DEF_COUNT, EUSRV_CDMA_DIAG_MAX_LEN, DEF_LEN);
-}
-
-static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || *end || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
-{
-	uint64_t v;
-
-	if (!parse_u64(s, max, &v) || v < min)
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
-
-static bool parse_node(const char *s, uint32_t *node)
-{
-	if (!strncmp(s, "node", 4))
-		s += 4;
-	return parse_u32(s, 0, EUSRV_CDMA_DIAG_MAX_NODES - 1, node);
-}
-
-static int open_dev(void)
-{
-	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		fprintf(stderr, "%s: %s: %s%s\n", prog, DEV_PATH, strerror(errno),
-			errno == ENOENT ? " (is eusrv_cdma loaded?)" : "");
-	return fd;
 }
 
 static const char *reason(int err)
@@ -213,7 +173,7 @@ int main(int argc, char **argv)
 	argv++;
 	argc--;
 	if (!strcmp(cmd, "copy")) {
-		if (argc < 2 || !parse_node(argv[1], &node)) {
+		if (argc < 2 || !tool_parse_node(argv[1], EUSRV_CDMA_DIAG_MAX_NODES, &node)) {
 			fprintf(stderr, "%s: copy: NODE missing or bad (try --help)\n", prog);
 			return 2;
 		}
@@ -228,24 +188,24 @@ int main(int argc, char **argv)
 
 		switch (opt) {
 		case 's':
-			good = parse_u32(optarg, 1, EUSRV_CDMA_DIAG_MAX_LEN, &len);
+			good = tool_parse_u32(optarg, 1, EUSRV_CDMA_DIAG_MAX_LEN, &len);
 			break;
 		case 'c':
-			good = parse_u32(optarg, 1, UINT32_MAX, &count);
+			good = tool_parse_u32(optarg, 1, UINT32_MAX, &count);
 			break;
 		case 'S':
-			good = parse_u32(optarg, 0, UINT32_MAX, &seed);
+			good = tool_parse_u32(optarg, 0, UINT32_MAX, &seed);
 			break;
 		case 'n':
 			flags |= EUSRV_CDMA_DIAG_F_NOVERIFY;
 			good = true;
 			break;
 		case 't':
-			good = parse_u32(optarg, 0, EUSRV_CDMA_DIAG_MAX_TIMEOUT_MS,
+			good = tool_parse_u32(optarg, 0, EUSRV_CDMA_DIAG_MAX_TIMEOUT_MS,
 					 &timeout_ms);
 			break;
 		case 'a':
-			good = parse_u64(optarg, UINT64_MAX, &addr);
+			good = tool_parse_u64(optarg, UINT64_MAX, &addr);
 			break;
 		default:
 			usage(stderr);
@@ -261,7 +221,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
 		return 2;
 	}
-	fd = open_dev();
+	fd = tool_open_dev(prog, DEV_PATH, " (is eusrv_cdma loaded?)");
 	if (fd < 0)
 		return 1;
 	if (!strcmp(cmd, "copy")) {

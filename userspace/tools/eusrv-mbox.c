@@ -21,6 +21,8 @@
 #include <eusrv/board_hw.h>
 #include <uapi/eusrv/mbox_diag.h>
 
+#include "tool_util.h"
+
 #define DEV_PATH	"/dev/eusrv_mbox"
 #define DEF_COUNT	1000U
 /* Round trips per ioctl: bounds the time one call takes. */
@@ -50,28 +52,6 @@ static void usage(FILE *f)
 }
 
 /* A decimal number in [MIN, MAX], digits only. */
-static bool parse_uint(const char *s, uint32_t min, uint32_t max, uint32_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
-
-static bool parse_node(const char *s, uint32_t *node)
-{
-	if (!strncmp(s, "node", strlen("node")))
-		s += strlen("node");
-	return parse_uint(s, 0, EUSRV_MBOX_DIAG_MAX_NODES - 1, node);
-}
-
 static const char *status_name(uint32_t status)
 {
 	switch (status) {
@@ -84,16 +64,6 @@ static const char *status_name(uint32_t status)
 	default:
 		return "unknown completion status";
 	}
-}
-
-static int open_dev(void)
-{
-	int fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		fprintf(stderr, "%s: %s: %s%s\n", prog, DEV_PATH, strerror(errno),
-			errno == ENOENT ? " (is eusrv_mbox loaded?)" : "");
-	return fd;
 }
 
 /* Why an ioctl on the mailbox failed, for messages. */
@@ -367,14 +337,14 @@ int main(int argc, char **argv)
 		}
 		switch (opt) {
 		case 'c':
-			if (!parse_uint(optarg, 1, UINT32_MAX, &count)) {
+			if (!tool_parse_u32(optarg, 1, UINT32_MAX, &count)) {
 				fprintf(stderr, "%s: %s: bad count '%s' (1..%u)\n", prog,
 					cmds[c].name, optarg, UINT32_MAX);
 				return 2;
 			}
 			break;
 		case 't':
-			if (!parse_uint(optarg, 1, EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS,
+			if (!tool_parse_u32(optarg, 1, EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS,
 					&timeout_ms)) {
 				fprintf(stderr, "%s: %s: bad timeout '%s' (1..%u ms)\n",
 					prog, cmds[c].name, optarg,
@@ -401,12 +371,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (cmds[c].cmd == CMD_PAUSE &&
-	    !parse_uint(argv[optind], 1, EUSRV_MBOX_DIAG_MAX_PAUSE_MS, &arg)) {
+	    !tool_parse_u32(argv[optind], 1, EUSRV_MBOX_DIAG_MAX_PAUSE_MS, &arg)) {
 		fprintf(stderr, "%s: pause: bad duration '%s' (1..%u ms)\n", prog,
 			argv[optind], EUSRV_MBOX_DIAG_MAX_PAUSE_MS);
 		return 2;
 	}
-	if (cmds[c].opts && !parse_node(argv[optind], &arg)) {
+	if (cmds[c].opts && !tool_parse_node(argv[optind], EUSRV_MBOX_DIAG_MAX_NODES, &arg)) {
 		fprintf(stderr, "%s: %s: bad node '%s' (0..%u or nodeN)\n", prog,
 			cmds[c].name, argv[optind], EUSRV_MBOX_DIAG_MAX_NODES - 1);
 		return 2;
@@ -414,7 +384,7 @@ int main(int argc, char **argv)
 	if (!timeout_ms)
 		timeout_ms = EUSRV_MBOX_DIAG_DEF_TIMEOUT_MS;
 
-	fd = open_dev();
+	fd = tool_open_dev(prog, DEV_PATH, " (is eusrv_mbox loaded?)");
 	if (fd < 0)
 		return 1;
 	switch (cmds[c].cmd) {

@@ -20,6 +20,7 @@
 #include <uapi/eusrv/sor.h>
 
 #include "../sor/peers.h"
+#include "tool_util.h"
 
 static const char *prog = "eusrvctl";
 
@@ -41,13 +42,7 @@ static void usage(FILE *f)
 
 static int open_dev(void)
 {
-	int fd = open(EUSRV_SOR_DEVICE, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		fprintf(stderr, "%s: %s: %s%s\n", prog, EUSRV_SOR_DEVICE,
-			strerror(errno),
-			errno == ENOENT ? " (is eusrv_sor loaded? everything stays on TCP)" : "");
-	return fd;
+	return tool_open_dev(prog, EUSRV_SOR_DEVICE, " (is eusrv_sor loaded? everything stays on TCP)");
 }
 
 static void report(void *arg, const char *msg)
