@@ -700,6 +700,17 @@ static struct sor_conn *sor_accept_find(int fd)
 	return c ? c : ERR_PTR(-ENOENT);
 }
 
+/* Set-up failed after the file was promised: the connection goes, aborted. */
+static void sor_setup_abandon(struct sor_conn *c)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&c->lock, flags);
+	c->released = true;
+	sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
+	spin_unlock_irqrestore(&c->lock, flags);
+}
+
 int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 {
 	struct sor_conn *c;
@@ -728,12 +739,8 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 	if (!ret)
 		ret = sor_files->file_open(c, rq->flags);
 	if (ret < 0 && ret != -ECONNABORTED && ret != -ETIMEDOUT &&
-	    ret != -ECONNRESET) {
-		spin_lock_irqsave(&c->lock, flags);
-		c->released = true;
-		sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
-		spin_unlock_irqrestore(&c->lock, flags);
-	}
+	    ret != -ECONNRESET)
+		sor_setup_abandon(c);
 	sor_conn_put(c);
 	return ret;
 }
@@ -1158,10 +1165,7 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 		ret = sor_files->file_open(c, rq->flags);
 	if (ret < 0) {
 		sor_count(SOR_S_CONNECT_FAILED);
-		spin_lock_irqsave(&c->lock, flags);
-		c->released = true;
-		sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
-		spin_unlock_irqrestore(&c->lock, flags);
+		sor_setup_abandon(c);
 		sor_conn_put(c);
 		return ret;
 	}
