@@ -442,17 +442,8 @@ EXPORT int fcntl(int fd, int cmd, ...)
 	return r;
 }
 
-EXPORT int fcntl64(int fd, int cmd, ...)
-{
-	va_list ap;
-	int r;
-
-	R();
-	va_start(ap, cmd);
-	r = fcntl_common(fd, cmd, ap);
-	va_end(ap);
-	return r;
-}
+/* The same call under its large-file name (the same on 64-bit ABIs). */
+EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
 
 EXPORT int fstat(int fd, struct stat *st)
 {
