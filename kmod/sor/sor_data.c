@@ -538,11 +538,6 @@ out:
 	return ret;
 }
 
-/*
- * Before sleeping for input: ask the peer for DATA once more arrives (ARM
- * with the tail we have), unless already asked at this tail.  Returns 0,
- * or the error that failed the connection.
- */
 /* Ask the peer for DATA once anything lands beyond our tail. */
 void sor_data_arm_at_tail_locked(struct sor_conn *c)
 {
@@ -558,7 +553,13 @@ void sor_data_arm_at_tail_locked(struct sor_conn *c)
 			     &c->owe_arm);
 }
 
-int sor_data_arm(struct sor_conn *c)
+/*
+ * Before sleeping for input: ask the peer for DATA once more arrives (ARM
+ * with the tail we have), unless already asked at this tail; with
+ * UNREAD_TOO even while unread data is there.  Returns 0, or the error
+ * that failed the connection.
+ */
+int sor_data_arm(struct sor_conn *c, bool unread_too)
 {
 	unsigned long flags;
 	int ret = 0;
@@ -571,7 +572,7 @@ int sor_data_arm(struct sor_conn *c)
 		ret = -EINVAL;
 		goto out;
 	}
-	if (head == c->rcv_tail)
+	if (head == c->rcv_tail || unread_too)
 		sor_data_arm_at_tail_locked(c);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);

@@ -24,7 +24,7 @@ bool sor_data_sync_tail_locked(struct sor_conn *c);
 int sor_data_push(struct sor_conn *c);
 int sor_data_credit(struct sor_conn *c, bool wait);
 void sor_data_arm_at_tail_locked(struct sor_conn *c);
-int sor_data_arm(struct sor_conn *c);
+int sor_data_arm(struct sor_conn *c, bool unread_too);
 bool sor_data_try_xfer_locked(struct sor_conn *c);
 void sor_data_idle_locked(struct sor_conn *c);
 void sor_data_after_sent_locked(struct sor_conn *c);

@@ -208,7 +208,7 @@ static long sor_read_ready(struct sor_conn *c, bool nonblock, u32 *headp)
 		sor_ulock_give(c, EUSRV_SOR_LOCK_RECV);
 		if (nonblock)
 			return -EAGAIN;
-		ret = sor_data_arm(c);
+		ret = sor_data_arm(c, false);
 		if (ret)
 			return ret;
 		if (wait_event_interruptible(c->wq, sor_readable(c)))
@@ -379,13 +379,15 @@ static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 		return 0;
 	if (READ_ONCE(c->tcp))
 		return sor_tcp_poll(c, wait);
+	/*
+	 * Waiting for input asks the peer for DATA, as WAIT does; so does a
+	 * poll that finds data unread: an edge-triggered epoll polls only as
+	 * it reports, and the reader then drains the ring in user space
+	 * without a call, so what lands next must wake it.
+	 */
+	if (poll_requested_events(wait) & (EPOLLIN | EPOLLRDNORM))
+		sor_data_arm(c, true);
 	ev = sor_file_events(c);
-	/* Waiting for input asks the peer for DATA, as WAIT does. */
-	if (!(ev & EUSRV_SOR_W_RECV) &&
-	    (poll_requested_events(wait) & (EPOLLIN | EPOLLRDNORM))) {
-		sor_data_arm(c);
-		ev = sor_file_events(c);
-	}
 	if (ev & EUSRV_SOR_W_RECV)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (ev & EUSRV_SOR_W_SEND)
@@ -474,7 +476,7 @@ static long sor_ioc_wait(struct sor_conn *c, void __user *arg)
 	rev = sor_wait_events(c, w.events, w.room);
 	if (!rev && !(w.flags & EUSRV_SOR_F_NONBLOCK) && w.timeout_ns) {
 		if (w.events & EUSRV_SOR_W_RECV) {
-			ret = sor_data_arm(c);
+			ret = sor_data_arm(c, false);
 			if (ret == -EINVAL)
 				return ret;
 		}
