@@ -36,15 +36,34 @@ static unsigned int sor_hist_next, sor_hist_count;
 static_assert(SOR_IDS_MAX == EUSRV_SOR_MAX_CONNS);
 static_assert(SOR_IDS_MAX == EUSRV_SOR_NO_ID);
 
+/*
+ * C's rings go, and their charge: the receive block to quarantine while
+ * the peer may still write it.  C's file, if any, no longer reaches them.
+ */
 static void sor_conn_free_rings(struct sor_conn *c)
 {
-	if (c->snd_data)
-		sor_pool_put(c->snd_data, c->snd_size);
-	if (c->rcv_blk && c->peer_may_write)
-		sor_quar_add(c->peer_node, c->rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
-	else if (c->rcv_blk)
-		sor_pool_put(c->rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
-	free_page((unsigned long)c->snd_hdr);
+	unsigned long flags;
+	void *snd_hdr, *snd_data, *rcv_blk;
+
+	spin_lock_irqsave(&c->lock, flags);
+	snd_hdr = c->snd_hdr;
+	snd_data = c->snd_data;
+	rcv_blk = c->rcv_blk;
+	c->snd_hdr = NULL;
+	c->snd_data = NULL;
+	c->rcv_blk = NULL;
+	c->rcv_hdr = NULL;
+	c->rcv_data = NULL;
+	c->rcv_ktail = NULL;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (snd_data)
+		sor_pool_put(snd_data, c->snd_size);
+	if (rcv_blk && c->peer_may_write)
+		sor_quar_add(c->peer_node, rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
+	else if (rcv_blk)
+		sor_pool_put(rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
+	free_page((unsigned long)snd_hdr);
+	sor_uncharge(&c->charge);
 }
 
 /* Last reference: any context (the dummy socket went in process context). */
@@ -53,7 +72,6 @@ static void sor_conn_release(struct kref *ref)
 	struct sor_conn *c = container_of(ref, struct sor_conn, ref);
 
 	sor_conn_free_rings(c);
-	sor_uncharge(&c->charge);
 	sor_proto->release(c);
 	if (c->bound)
 		fput(c->bound);
@@ -333,6 +351,13 @@ static void sor_conn_unlink(struct sor_conn *c)
 	sor_proto->unlinked(c);
 	/* No transfer or failure callback for C runs after this. */
 	eusrv_cdma_sync(c);
+	/*
+	 * Nothing of the protocol reaches C any more; a file that turned
+	 * into its TCP socket never touches the rings: they go now, not
+	 * when the program closes the socket.
+	 */
+	if (READ_ONCE(c->tcp))
+		sor_conn_free_rings(c);
 	sor_conn_put(c);	/* the table's reference */
 }
 
@@ -474,7 +499,8 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 }
 
 /*
- * The send ring's data of SIZE, reusing what is there if it fits.  A
+ * The send ring's data of SIZE (the header page is there), reusing what
+ * is there if it fits.  A
  * bigger one replaces it under the lock, so that a reader holding the lock
  * sees the old ring or the new one whole; if none is to be had, the old
  * one stays.
@@ -495,6 +521,7 @@ static int sor_conn_fit_snd(struct sor_conn *c, u32 size)
 	old_size = c->snd_size;
 	c->snd_data = data;
 	c->snd_size = size;
+	c->snd_hdr->size = size;
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (old)
 		sor_pool_put(old, old_size);
@@ -529,25 +556,16 @@ static int sor_conn_fit_rcv(struct sor_conn *c, u32 size)
 }
 
 /*
- * Rings of the sizes in snd_shift/rcv_shift (process context, before the
- * peer knows their address): those allocated already are kept if they
- * have the size, replaced if not.
+ * Rings of SND and RCV bytes (process context, before the peer knows
+ * their address): those allocated already are kept if they have the
+ * size, replaced if not; on failure what C had stays.
  */
-int sor_conn_alloc_rings(struct sor_conn *c)
+int sor_conn_alloc_rings(struct sor_conn *c, u32 snd, u32 rcv)
 {
-	unsigned long flags;
-	u32 snd, rcv;
-
-	/* A client's shifts may grow under us (ACCEPT): read them once. */
-	spin_lock_irqsave(&c->lock, flags);
-	snd = 1U << c->snd_shift;
-	rcv = 1U << c->rcv_shift;
-	spin_unlock_irqrestore(&c->lock, flags);
 	if (!c->snd_hdr)
-		c->snd_hdr = (void *)get_zeroed_page(GFP_KERNEL);
+		c->snd_hdr = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
 	if (!c->snd_hdr)
 		return -ENOMEM;	/* freed with the connection */
-	c->snd_hdr->size = snd;
 	if (sor_conn_fit_snd(c, snd) || sor_conn_fit_rcv(c, rcv))
 		return -ENOMEM;
 	return 0;

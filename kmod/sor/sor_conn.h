@@ -60,6 +60,7 @@ struct sor_bg {
 	struct sor_conn *conn;
 	struct sor_owner owner;		/* the caller, whom the rings are charged to */
 	unsigned long deadline;		/* jiffies: given up then */
+	bool sized;			/* the rings follow ACCEPT's sizes */
 	bool done;			/* the outcome is being made */
 	bool settled;			/* ... and the file shows it */
 	int addrlen;			/* 0: no TCP to turn to */
@@ -211,7 +212,7 @@ struct sor_conn_ops {
 /* sor_conn.c */
 void sor_conn_init(const struct sor_conn_ops *ops);
 struct sor_conn *sor_conn_new(unsigned int peer_node, bool client);
-int sor_conn_alloc_rings(struct sor_conn *c);
+int sor_conn_alloc_rings(struct sor_conn *c, u32 snd, u32 rcv);
 struct sor_conn *sor_conn_get(unsigned int id);
 void sor_conn_put(struct sor_conn *c);
 void sor_conn_kick(struct sor_conn *c, enum sor_todo what);
@@ -230,6 +231,12 @@ u32 sor_conn_history(struct eusrv_sor_conn_stat *out, u32 room);
 void sor_conn_reset_node(unsigned int node, int err);
 int sor_conn_forget(unsigned int id);
 void sor_conn_exit(void);
+
+/* Whether C has all its rings: only then may it have a file (sor_file.c). */
+static inline bool sor_conn_has_rings(const struct sor_conn *c)
+{
+	return c->snd_hdr && c->snd_data && c->rcv_blk;
+}
 
 /*
  * Whether C's file still shows a non-blocking CONNECT setting up: nothing

@@ -655,6 +655,13 @@ int sor_file_open(struct sor_conn *c, u32 flags)
 {
 	int oflags = O_RDWR, fd;
 
+	/*
+	 * Every ring user below takes the rings as there: a connection
+	 * gets a file only with all of them, and they stay until its last
+	 * reference (or, once it is TCP, until no ring code can run).
+	 */
+	if (WARN_ON_ONCE(!sor_conn_has_rings(c)))
+		return -ENOMEM;
 	if (flags & EUSRV_SOR_F_NONBLOCK)
 		oflags |= O_NONBLOCK;
 	if (flags & EUSRV_SOR_F_CLOEXEC)

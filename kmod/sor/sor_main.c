@@ -225,6 +225,9 @@ static long sor_ctl_stats(void __user *arg)
 	st.probes_sent = atomic64_read(&sor_stats[SOR_S_PROBES_SENT]);
 	st.quarantined = sor_quar_bytes();
 	st.locks_freed = atomic64_read(&sor_stats[SOR_S_LOCKS_FREED]);
+	st.ring_bytes = sor_pool_bytes_out();
+	st.charged_pages = sor_charged_pages();
+	st.listeners = sor_setup_listeners();
 	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
 }
 

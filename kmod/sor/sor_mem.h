@@ -32,10 +32,12 @@ unsigned long sor_charge_pages(u32 snd, u32 rcv);
 int sor_charge(struct sor_charge_acct *ch, const struct sor_owner *o,
 	       unsigned long pages);
 void sor_uncharge(struct sor_charge_acct *ch);
+u64 sor_charged_pages(void);
 
 /* sor_pool.c */
 void *sor_pool_get(size_t len);
 void sor_pool_put(void *p, size_t len);
+u64 sor_pool_bytes_out(void);
 void sor_pool_init(void);
 void sor_pool_exit(void);
 

@@ -246,6 +246,11 @@ void sor_nack_release(struct sor_conn *c)
 
 	spin_lock_irqsave(&c->lock, flags);
 	c->released = true;
+	/* Turned into its TCP socket: given up already, maybe without rings. */
+	if (c->tcp) {
+		spin_unlock_irqrestore(&c->lock, flags);
+		return;
+	}
 	/* What landed, counted, whatever the state. */
 	sor_data_sync_tail_locked(c);
 	if (sor_st_open(c->state)) {

@@ -40,6 +40,8 @@ static DEFINE_SPINLOCK(sor_pool_lock);
 static struct sor_pool_class sor_pool[2];
 static bool sor_pool_dying;
 static void sor_pool_fill(struct work_struct *w);
+/* Bytes handed out and not given back: connections' rings and quarantine. */
+static atomic64_t sor_pool_out = ATOMIC64_INIT(0);
 static DECLARE_DELAYED_WORK(sor_pool_work, sor_pool_fill);
 
 /*
@@ -97,9 +99,18 @@ void *sor_pool_get(size_t len)
 	if (b) {
 		/* The link was the only word written since it was zeroed. */
 		memset(b, 0, sizeof(*b));
-		return b;
+	} else {
+		b = sor_pool_new(len);
 	}
-	return sor_pool_new(len);
+	if (b)
+		atomic64_add(len, &sor_pool_out);
+	return b;
+}
+
+/* STATS ring_bytes: what sor_pool_get handed out and is not back. */
+u64 sor_pool_bytes_out(void)
+{
+	return atomic64_read(&sor_pool_out);
 }
 
 /* Give back memory from sor_pool_get (any context). */
@@ -110,6 +121,7 @@ void sor_pool_put(void *p, size_t len)
 	unsigned long flags;
 	bool keep = false;
 
+	atomic64_sub(len, &sor_pool_out);
 	if (k) {
 		spin_lock_irqsave(&sor_pool_lock, flags);
 		if (!sor_pool_dying && k->nr_ready + k->nr_dirty < SOR_POOL_TARGET &&

@@ -77,6 +77,7 @@ struct sor_request {
 };
 
 static LIST_HEAD(sor_listeners);
+static unsigned int sor_nr_listeners;	/* on sor_listeners */
 static DEFINE_SPINLOCK(sor_listen_lock);
 static LIST_HEAD(sor_accepting);
 static DEFINE_SPINLOCK(sor_accept_lock);
@@ -88,11 +89,13 @@ static DEFINE_MUTEX(sor_dummy_mutex);
 /* The file layer above (sor_setup_init). */
 static const struct sor_setup_ops *sor_files;
 
+/* A ring is at least a page, so that it maps on its own. */
+#define SOR_RING_MIN_SHIFT	max_t(unsigned int, EUSRV_SOR_RING_MIN_SHIFT, PAGE_SHIFT)
+
 static unsigned int sor_shift_or_default(unsigned int shift)
 {
 	shift = shift ? shift : EUSRV_SOR_RING_DEF_SHIFT;
-	/* A ring is at least a page, so that it maps on its own. */
-	return max_t(unsigned int, shift, PAGE_SHIFT);
+	return max_t(unsigned int, shift, SOR_RING_MIN_SHIFT);
 }
 
 static bool sor_shift_valid(unsigned int shift)
@@ -245,6 +248,7 @@ static void sor_listener_drop(struct sor_listener *l)
 	list_del(&l->ctl_link);
 	spin_lock_irq(&sor_listen_lock);
 	list_del(&l->link);
+	sor_nr_listeners--;
 	spin_unlock_irq(&sor_listen_lock);
 	sor_listener_free(l);
 	sor_setup_orphan(port);
@@ -284,6 +288,7 @@ int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
 		list_add_tail(&l->ctl_link, &ctl->listeners);
 		spin_lock_irq(&sor_listen_lock);
 		list_add_tail(&l->link, &sor_listeners);
+		sor_nr_listeners++;
 		spin_unlock_irq(&sor_listen_lock);
 		/* The port's earlier socket (closed, or another) gives way. */
 		if (old)
@@ -310,6 +315,12 @@ int sor_setup_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
 		ret = -ENOENT;
 	mutex_unlock(&ctl->mutex);
 	return ret;
+}
+
+/* STATS listeners: registrations now. */
+u32 sor_setup_listeners(void)
+{
+	return READ_ONCE(sor_nr_listeners);
 }
 
 void sor_setup_ctl_gone(struct sor_ctl *ctl)
@@ -414,6 +425,23 @@ static int sor_setup_send(unsigned int node, u64 msg)
 				    msecs_to_jiffies(SOR_SETUP_SEND_TIMEOUT_MS));
 }
 
+/*
+ * The ring shifts of R's connection, client to server (CS) and back (SC):
+ * each the larger of the two sides' wishes, but never above the larger of
+ * the listener's own, so that a client cannot choose how much of the
+ * listener's user's locked memory its rings take.
+ */
+static void sor_serve_shifts(const struct sor_request *r, unsigned int *cs,
+			     unsigned int *sc)
+{
+	unsigned int own_snd = sor_shift_or_default(r->snd_shift);
+	unsigned int own_rcv = sor_shift_or_default(r->rcv_shift);
+	unsigned int cap = max(own_snd, own_rcv);
+
+	*cs = min(max(sor_shift_or_default(r->rq.snd_shift), own_rcv), cap);
+	*sc = min(max(sor_shift_or_default(r->rq.rcv_shift), own_snd), cap);
+}
+
 static void sor_setup_serve(struct work_struct *w)
 {
 	struct sor_request *r = container_of(w, struct sor_request, work);
@@ -435,10 +463,7 @@ static void sor_setup_serve(struct work_struct *w)
 	c->peer_id = r->client_id;
 	c->lport = r->rq.dport;
 	c->rport = r->rq.sport;
-	cs = max(sor_shift_or_default(r->rq.snd_shift),
-		 sor_shift_or_default(r->rcv_shift));
-	sc = max(sor_shift_or_default(r->snd_shift),
-		 sor_shift_or_default(r->rq.rcv_shift));
+	sor_serve_shifts(r, &cs, &sc);
 	c->snd_shift = sc;
 	c->rcv_shift = cs;
 
@@ -449,7 +474,7 @@ static void sor_setup_serve(struct work_struct *w)
 			 sor_charge_pages(1U << sc, 1U << cs));
 	if (!ret) {
 		why = ENOMEM;
-		ret = sor_conn_alloc_rings(c);
+		ret = sor_conn_alloc_rings(c, 1U << sc, 1U << cs);
 	}
 	if (!ret) {
 		frame = READ_ONCE(sor_forge_addr) ?: sor_conn_ring_phys(c->rcv_blk);
@@ -528,11 +553,14 @@ void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
 static bool sor_rpl_accept_ok(struct sor_conn *c,
 			      const struct eusrv_sor_accept_msg *a)
 {
-	/* Each direction is the larger wish: never below ours. */
+	/*
+	 * Each direction is the larger wish, capped by the server's own: it
+	 * may be below ours, never below a page.
+	 */
 	return a->server_id < EUSRV_SOR_NO_ID &&
-	       sor_ring_shift_ok(a->cs_shift, c->snd_shift,
+	       sor_ring_shift_ok(a->cs_shift, SOR_RING_MIN_SHIFT,
 				 EUSRV_SOR_RING_MAX_SHIFT) &&
-	       sor_ring_shift_ok(a->sc_shift, c->rcv_shift,
+	       sor_ring_shift_ok(a->sc_shift, SOR_RING_MIN_SHIFT,
 				 EUSRV_SOR_RING_MAX_SHIFT);
 }
 
@@ -817,13 +845,26 @@ static int sor_connect_send_addr(struct sor_conn *c)
 						 sor_conn_ring_phys(c->rcv_blk)));
 }
 
-/* The ring sizes the server's ACCEPT chose, charged to OWNER. */
+/*
+ * Rings of the sizes C's shifts say, charged to OWNER before they are
+ * allocated: first our own wishes, before ConnRQ goes, then the sizes the
+ * server's ACCEPT chose (the charge follows them up or down).  -EDQUOT or
+ * -ENOMEM; the rings C had stay either way, so a connection that got a
+ * file always has rings.
+ */
 static int sor_connect_rings(struct sor_conn *c, const struct sor_owner *owner)
 {
-	if (sor_charge(&c->charge, owner,
-		       sor_charge_pages(1U << c->snd_shift, 1U << c->rcv_shift)))
+	unsigned long flags;
+	u32 snd, rcv;
+
+	/* The ACCEPT that sets them is in before we run, or never comes. */
+	spin_lock_irqsave(&c->lock, flags);
+	snd = 1U << c->snd_shift;
+	rcv = 1U << c->rcv_shift;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (sor_charge(&c->charge, owner, sor_charge_pages(snd, rcv)))
 		return -EDQUOT;
-	return sor_conn_alloc_rings(c) ? -ENOMEM : 0;
+	return sor_conn_alloc_rings(c, snd, rcv) ? -ENOMEM : 0;
 }
 
 /* ---- client: non-blocking CONNECT, in the background ---------------------- */
@@ -900,6 +941,15 @@ static void sor_setup_bg_fail(struct sor_conn *c, int err)
 	/* Pairs with sor_conn_setting_up(): whoever sees it settled sees tcp. */
 	smp_store_release(&c->bg->settled, true);
 	sor_connect_give_up_locked(c, err);
+	if (c->tcp) {
+		/*
+		 * The file serves the socket from now on and never touches
+		 * the rings again: the id, the rings and their charge go
+		 * as soon as the peer cannot answer any more (sor_conn.c).
+		 */
+		c->released = true;
+		sor_conn_kick_locked(c, SOR_DO_RETIRE);
+	}
 	spin_unlock_irqrestore(&c->lock, flags);
 	sor_conn_wake(c, POLL_OUT);
 }
@@ -927,7 +977,8 @@ void sor_setup_bg(struct sor_conn *c)
 		err = ETIMEDOUT;
 	else if (c->peer_id == EUSRV_SOR_NO_ID)
 		goto out;	/* the answer is awaited */
-	grow = !c->charge.pages;
+	grow = !bg->sized;
+	bg->sized = true;
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (!err && grow)
 		err = -sor_connect_rings(c, &bg->owner);
@@ -1070,20 +1121,90 @@ static struct sor_bg *sor_connect_bg_new(const struct eusrv_sor_connect *rq)
 	return bg;
 }
 
+/*
+ * Our rings of our own sizes, charged to OWNER, then ConnRQ to PORT on
+ * the peer: the rings are zeroed before the server works (a good part of
+ * the set-up), and its answer only changes them if it chose other sizes.
+ * 0, or the error; C is then RESET (nothing was sent, nothing can come
+ * back, so the id is free again at once).
+ */
+static int sor_connect_start(struct sor_conn *c, const struct sor_owner *owner,
+			     u16 port)
+{
+	unsigned long flags;
+	int ret;
+
+	ret = sor_connect_rings(c, owner);
+	if (!ret) {
+		ret = sor_setup_send(c->peer_node,
+				     eusrv_sor_msg_connrq(c->id, port, c->lport,
+							  c->snd_shift,
+							  c->rcv_shift));
+		if (ret)
+			ret = ret == -ETIMEDOUT ? -ETIMEDOUT : -EHOSTUNREACH;
+	}
+	if (ret) {
+		spin_lock_irqsave(&c->lock, flags);
+		c->state = EUSRV_SOR_ST_RESET;
+		spin_unlock_irqrestore(&c->lock, flags);
+	}
+	return ret;
+}
+
+/*
+ * A blocking CONNECT, its ConnRQ out: wait for ACCEPT, size the rings as
+ * it says (charged to OWNER), wait for ADDR, establish.  The new file's
+ * descriptor, or the error (C is given up then).
+ */
+static int sor_connect_wait(struct sor_conn *c, const struct sor_owner *owner,
+			    u32 oflags, unsigned long deadline)
+{
+	unsigned long flags;
+	long left;
+	int ret;
+
+	left = wait_event_interruptible_timeout(c->wq, sor_connect_answered(c),
+						sor_st_wait_left(deadline, jiffies));
+	if (left <= 0)
+		return sor_connect_gave_up(c, left);
+	if (READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING)
+		return sor_connect_fail(c, ECONNREFUSED);
+	ret = sor_connect_rings(c, owner);
+	if (ret)
+		return sor_connect_fail(c, -ret);
+	left = wait_event_interruptible_timeout(c->wq, sor_connect_addressed(c),
+						sor_st_wait_left(deadline, jiffies));
+	if (left <= 0)
+		return sor_connect_gave_up(c, left);
+
+	spin_lock_irqsave(&c->lock, flags);
+	ret = sor_connect_establish_locked(c) ? 0 : -ECONNREFUSED;
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (ret)
+		return sor_connect_fail(c, ECONNREFUSED);
+	ret = sor_connect_send_addr(c);
+	if (!ret)
+		ret = sor_files->file_open(c, oflags);
+	if (ret < 0) {
+		sor_count(SOR_S_CONNECT_FAILED);
+		sor_setup_abandon(c);
+	}
+	sor_conn_put(c);
+	return ret;
+}
+
 int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 {
 	struct sor_bg *bg = NULL;
 	unsigned long deadline;
-	unsigned long flags;
 	struct sor_conn *c;
 	struct sor_owner owner;
 	struct file *bound;
 	u16 sport;
-	long left;
 	int ret;
 
 	if (rq->node >= EUSRV_MAX_NODES || !rq->port ||
-	    rq->reserved0 || rq->reserved2 ||
+	    rq->reserved0 || rq->reserved2 || rq->reserved3 ||
 	    (rq->flags & ~(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC)) ||
 	    !sor_shift_valid(rq->snd_shift) || !sor_shift_valid(rq->rcv_shift) ||
 	    rq->timeout_ms > SOR_MAX_TIMEOUT_MS ||
@@ -1119,57 +1240,17 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	c->snd_shift = sor_shift_or_default(rq->snd_shift);
 	c->rcv_shift = sor_shift_or_default(rq->rcv_shift);
 
-	ret = sor_setup_send(rq->node, eusrv_sor_msg_connrq(c->id, rq->port, sport,
-							    c->snd_shift,
-							    c->rcv_shift));
-	if (ret) {
-		/* Never sent: nothing can come back, the id is free again. */
-		spin_lock_irqsave(&c->lock, flags);
-		c->state = EUSRV_SOR_ST_RESET;
-		spin_unlock_irqrestore(&c->lock, flags);
-		kfree(bg);
-		return sor_connect_fail(c, ret == -ETIMEDOUT ? ETIMEDOUT : EHOSTUNREACH);
-	}
-	/*
-	 * Our rings of our own sizes while the server works (zeroing them is
-	 * a good part of the set-up); its answer can only make them larger.
-	 */
-	sor_conn_alloc_rings(c);
-	if (bg)
-		return sor_connect_bg(c, bg, rq->flags, deadline);
-	left = wait_event_interruptible_timeout(c->wq, sor_connect_answered(c),
-						sor_st_wait_left(deadline, jiffies));
-	if (left <= 0)
-		return sor_connect_gave_up(c, left);
-	if (READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING)
-		return sor_connect_fail(c, ECONNREFUSED);
-
-	/* ACCEPT came: the sizes are known, and charged to the caller. */
 	sor_charge_owner(&owner);
-	ret = sor_connect_rings(c, &owner);
-	sor_charge_owner_put(&owner);
-	if (ret)
-		return sor_connect_fail(c, -ret);
-	left = wait_event_interruptible_timeout(c->wq, sor_connect_addressed(c),
-						sor_st_wait_left(deadline, jiffies));
-	if (left <= 0)
-		return sor_connect_gave_up(c, left);
-
-	spin_lock_irqsave(&c->lock, flags);
-	ret = sor_connect_establish_locked(c) ? 0 : -ECONNREFUSED;
-	spin_unlock_irqrestore(&c->lock, flags);
-	if (ret)
-		return sor_connect_fail(c, ECONNREFUSED);
-	ret = sor_connect_send_addr(c);
-	if (!ret)
-		ret = sor_files->file_open(c, rq->flags);
-	if (ret < 0) {
-		sor_count(SOR_S_CONNECT_FAILED);
-		sor_setup_abandon(c);
-		sor_conn_put(c);
-		return ret;
+	ret = sor_connect_start(c, &owner, rq->port);
+	if (ret) {
+		kfree(bg);
+		ret = sor_connect_fail(c, -ret);
+	} else if (bg) {
+		ret = sor_connect_bg(c, bg, rq->flags, deadline);
+	} else {
+		ret = sor_connect_wait(c, &owner, rq->flags, deadline);
 	}
-	sor_conn_put(c);
+	sor_charge_owner_put(&owner);
 	return ret;
 }
 

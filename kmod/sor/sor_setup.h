@@ -33,6 +33,7 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq);
 int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
 int sor_setup_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
 void sor_setup_ctl_gone(struct sor_ctl *ctl);
+u32 sor_setup_listeners(void);
 void sor_setup_timer(struct sor_conn *c);
 void sor_setup_bg(struct sor_conn *c);
 void sor_setup_bg_release(struct sor_conn *c);

@@ -25,14 +25,16 @@ for n in node0 node1; do
 		on $n 'grep -q "^eusrv_sor " /proc/modules && test -c /dev/eusrv_sor'
 done
 
-# run_report NAME NODE ARGS...: runs the test program on NODE, one TAP line
+# run_report NAME NODE ARGS...: runs the test program on NODE (as the
+# user $RUN_AS names, if set: a setpriv prefix), one TAP line
 # per "ok"/"not ok" line it prints (in this shell, so that failures count),
 # and a failure if it exits non-zero or printed no point at all (a crash
 # that drops the rest).
 run_report() {
 	local name=$1 node=$2 out rc
 	shift 2
-	out=$(on "$node" "$prog" "$@" 2>&1)
+	# shellcheck disable=SC2086 # RUN_AS is a command prefix, split on purpose
+	out=$(on "$node" ${RUN_AS:-} "$prog" "$@" 2>&1)
 	rc=$?
 	report "$name" "$out"
 	if [ "$rc" -ne 0 ] || [ "$npoints" -eq 0 ]; then
@@ -75,6 +77,27 @@ report "server" "$out"
 if ! printf '%s\n' "$out" | grep -q "every block checked"; then
 	not_ok "server: reported its first connection within 20 s"
 fi
+
+# The limits, as an unprivileged user, with the server above still up:
+# ring sizes (the largest to a closed port, then every call on the file;
+# a remote wish capped by the listener), RLIMIT_MEMLOCK, the per-user
+# bound on connections (lowered for the test), and a set-up that turned
+# to TCP giving its id and rings back.
+prog_driver=$prog
+build_prog sor-limits-test
+RUN_AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
+CLOSED=$((PORT + 9))
+run_report "node0 rings" node0 rings 1 $PORT $CLOSED
+run_report "node0 memlock" node0 memlock 1 $CLOSED
+maxp=/sys/module/eusrv_sor/parameters/max_user_conns
+max=$(on node0 "cat $maxp")
+check "node0: max_user_conns is 1024 by default" test "$max" = 1024
+on node0 "echo 8 >$maxp" >/dev/null
+run_report "node0 userconns" node0 userconns 1 $CLOSED 8
+on node0 "echo $max >$maxp" >/dev/null
+run_report "node0 tcpfree" node0 tcpfree 1 $CLOSED
+RUN_AS=
+prog=$prog_driver
 
 # conns_show NAME NODE PATTERN [ARG]: `eusrvctl conns ARG` on NODE works
 # and one of its lines matches PATTERN (extended regular expression).

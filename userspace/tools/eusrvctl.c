@@ -305,6 +305,9 @@ static int cmd_stats(void)
 	P(probes_sent);
 	P(locks_freed);
 	P(quarantined);
+	P(ring_bytes);
+	P(charged_pages);
+	P(listeners);
 #undef P
 	printf("nodes_up=0x%" PRIx64 "\n", (uint64_t)s.nodes_up);
 	return 0;

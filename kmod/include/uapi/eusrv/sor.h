@@ -31,13 +31,17 @@
 #define EUSRV_SOR_MAX_CONNS		4095U	/* ids 0..4094 per node */
 
 /*
- * Ring sizes are powers of two, given as log2: 4 KiB .. 4 MiB, 256 KiB
+ * Ring sizes are powers of two, given as log2: 4 KiB .. 2 MiB, 256 KiB
  * unless SO_SNDBUF/SO_RCVBUF say otherwise.  The sizes of one direction
  * (the sender's send ring and the receiver's receive ring) are always
- * equal: the larger of the two sides' wishes.
+ * equal: the larger of the two sides' wishes, at most the larger of the
+ * server's own two (a client cannot make a listener's user pay for more
+ * than it asked for itself).  2 MiB is the most that the receive block,
+ * one physically contiguous allocation of the data and two header pages,
+ * can be on a kernel whose largest block is 4 MiB (MAX_ORDER 11).
  */
 #define EUSRV_SOR_RING_MIN_SHIFT	12U
-#define EUSRV_SOR_RING_MAX_SHIFT	22U
+#define EUSRV_SOR_RING_MAX_SHIFT	21U
 #define EUSRV_SOR_RING_DEF_SHIFT	18U
 
 /*
@@ -208,6 +212,7 @@ struct eusrv_sor_connect {
 	__u32 timeout_ms;	/* 0 = 2000, at most 60000 */
 	__s32 fd;		/* the caller's bound TCP socket */
 	__u32 addrlen;		/* 0, or the length of ADDR (at most 128) */
+	__u32 reserved3;	/* 0: ADDR at the same offset for 32-bit programs */
 	__u64 addr;		/* user pointer: where TCP connects instead */
 };
 
@@ -353,6 +358,14 @@ struct eusrv_sor_stats {
 	__u64 probes_sent;		/* "do you still know me?" (PROBE) */
 	__u64 quarantined;		/* bytes of rings a peer may still write */
 	__u64 locks_freed;		/* ring locks whose holder had died */
+	/*
+	 * The books: what the driver holds now.  With no connection open and
+	 * the quarantine drained, all three are back to 0.
+	 */
+	__u64 ring_bytes;		/* ring memory of connections and quarantine */
+	__u64 charged_pages;		/* pages charged to users' locked_vm */
+	__u32 listeners;		/* LISTEN registrations */
+	__u32 reserved;
 };
 
 #define EUSRV_SOR_IOC_MAGIC		0xe5

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The eusrv_sor driver's limits through its raw interface, run as an
+ * unprivileged user by tests/board/60-sor-driver.sh:
+ *
+ *   sor-limits-test rings NODE PORT CLOSED   ring sizes: above the maximum
+ *                                            refused; the maximum to a
+ *                                            closed port, every call on
+ *                                            the file after; a remote
+ *                                            wish capped by the listener
+ *   sor-limits-test memlock NODE CLOSED      over RLIMIT_MEMLOCK: EDQUOT at
+ *                                            once, no file, nothing held
+ *   sor-limits-test userconns NODE CLOSED N  N connections per user, the
+ *                                            next one EDQUOT
+ *   sor-limits-test tcpfree NODE CLOSED      a set-up that turned to TCP
+ *                                            gives its id and rings back
+ *                                            while the file stays open
+ *
+ * Prints "ok <what>" / "not ok <what>: <why>" lines; exits 1 on a failure.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <uapi/eusrv/sor.h>
+
+static int failures;
+
+static void result(int good, const char *what, const char *why)
+{
+	if (good) {
+		printf("ok %s\n", what);
+	} else {
+		printf("not ok %s: %s\n", what, why);
+		failures++;
+	}
+	fflush(stdout);
+}
+
+static void expect_err(int ret, int err, const char *what)
+{
+	char why[96];
+	int e = errno;
+
+	snprintf(why, sizeof(why), "returned %d, %s", ret,
+		 ret < 0 ? strerror(e) : "no error");
+	result(ret < 0 && e == err, what, why);
+}
+
+static int ctl_open(void)
+{
+	int fd = open(EUSRV_SOR_DEVICE, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		perror(EUSRV_SOR_DEVICE);
+		exit(2);
+	}
+	return fd;
+}
+
+/*
+ * CONNECT with ring shifts SHIFT from a fresh bound socket (closed after:
+ * the driver holds it); ADDR, if given, is where TCP goes if it fails.
+ */
+static int connect_shift(int ctl, int node, int port, uint32_t flags,
+			 unsigned int shift, const struct sockaddr_in *addr)
+{
+	struct eusrv_sor_connect rq = {
+		.node = (uint32_t)node, .port = (uint16_t)port, .flags = flags,
+		.snd_shift = (uint8_t)shift, .rcv_shift = (uint8_t)shift,
+	};
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int r, e;
+
+	if (addr) {
+		rq.addr = (uintptr_t)addr;
+		rq.addrlen = sizeof(*addr);
+	}
+	rq.fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (rq.fd < 0 || bind(rq.fd, (void *)&sin, sizeof(sin)))
+		return -1;
+	r = ioctl(ctl, EUSRV_SOR_CONNECT, &rq);
+	e = errno;
+	close(rq.fd);
+	errno = e;
+	return r;
+}
+
+static int stats(int ctl, struct eusrv_sor_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return ioctl(ctl, EUSRV_SOR_STATS, st);
+}
+
+/* Every call a program may make on connection file FD: none may crash. */
+static void every_call(int fd)
+{
+	struct eusrv_sor_wait w = { .events = EUSRV_SOR_W_RECV | EUSRV_SOR_W_SEND,
+				    .flags = EUSRV_SOR_F_NONBLOCK };
+	struct eusrv_sor_info in;
+	struct pollfd p = { .fd = fd, .events = POLLIN | POLLOUT };
+	uint32_t which;
+	int32_t err;
+	char buf[64];
+	void *m;
+	int n;
+
+	poll(&p, 1, 0);
+	ioctl(fd, FIONREAD, &n);
+	ioctl(fd, TIOCOUTQ, &n);
+	ioctl(fd, EUSRV_SOR_WAIT, &w);
+	ioctl(fd, EUSRV_SOR_PUSH);
+	ioctl(fd, EUSRV_SOR_CREDIT);
+	for (which = EUSRV_SOR_LOCK_SEND; which <= EUSRV_SOR_LOCK_RECV; which++) {
+		ioctl(fd, EUSRV_SOR_LOCK_WAIT, &which);
+		ioctl(fd, EUSRV_SOR_LOCK_WAKE, &which);
+	}
+	ioctl(fd, EUSRV_SOR_GET_ERROR, &err);
+	if (!ioctl(fd, EUSRV_SOR_INFO, &in)) {
+		m = mmap(NULL, in.map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (m != MAP_FAILED)
+			munmap(m, in.map_len);
+	}
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	if (read(fd, buf, sizeof(buf)) < 0 && errno == EBADF)
+		result(0, "read on the connection file", strerror(errno));
+	if (write(fd, buf, sizeof(buf)) < 0 && errno == EBADF)
+		result(0, "write on the connection file", strerror(errno));
+}
+
+static int do_rings(int node, int port, int closed)
+{
+	struct pollfd p = { .events = POLLIN | POLLOUT };
+	struct eusrv_sor_info in;
+	int ctl = ctl_open(), fd;
+	char why[64];
+
+	expect_err(connect_shift(ctl, node, port, 0, EUSRV_SOR_RING_MAX_SHIFT + 1, NULL),
+		   EINVAL, "CONNECT with rings above the maximum: EINVAL");
+	expect_err(connect_shift(ctl, node, port, EUSRV_SOR_F_NONBLOCK,
+				 EUSRV_SOR_RING_MAX_SHIFT + 1, NULL),
+		   EINVAL, "non-blocking CONNECT with rings above the maximum: EINVAL");
+
+	/* The largest rings, to a port nobody listens on, in the background. */
+	fd = connect_shift(ctl, node, closed, EUSRV_SOR_F_NONBLOCK,
+			   EUSRV_SOR_RING_MAX_SHIFT, NULL);
+	result(fd >= 0, "non-blocking CONNECT with the largest rings: a file",
+	       strerror(errno));
+	if (fd >= 0) {
+		every_call(fd);		/* while it sets up */
+		p.fd = fd;
+		poll(&p, 1, 5000);
+		snprintf(why, sizeof(why), "revents %#x", p.revents);
+		result(p.revents & POLLERR, "... refused: POLLERR", why);
+		every_call(fd);		/* once it failed */
+		result(1, "... every call on the failed file returns", "");
+		close(fd);
+	}
+
+	/* The listener's own sizes (the default) cap what we ask for. */
+	fd = connect_shift(ctl, node, port, 0, EUSRV_SOR_RING_MAX_SHIFT, NULL);
+	result(fd >= 0, "CONNECT with the largest rings to a listener", strerror(errno));
+	if (fd >= 0 && !ioctl(fd, EUSRV_SOR_INFO, &in)) {
+		snprintf(why, sizeof(why), "send %u, receive %u", in.snd_size,
+			 in.rcv_size);
+		result(in.snd_size == 1U << EUSRV_SOR_RING_DEF_SHIFT &&
+		       in.rcv_size == 1U << EUSRV_SOR_RING_DEF_SHIFT,
+		       "... rings capped at the listener's own (default) size", why);
+		every_call(fd);
+	}
+	if (fd >= 0)
+		close(fd);
+	return failures ? 1 : 0;
+}
+
+/* Over RLIMIT_MEMLOCK: refused before anything is allocated. */
+static int do_memlock(int node, int closed)
+{
+	struct rlimit rl = { 16384, 16384 };
+	struct eusrv_sor_stats s0, s1;
+	int ctl = ctl_open(), i;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl)) {
+		perror("setrlimit");
+		return 2;
+	}
+	stats(ctl, &s0);
+	for (i = 0; i < 50; i++)
+		if (connect_shift(ctl, node, closed, EUSRV_SOR_F_NONBLOCK, 0, NULL) >= 0 ||
+		    errno != EDQUOT)
+			break;
+	result(i == 50, "50 non-blocking CONNECTs over RLIMIT_MEMLOCK: EDQUOT at once",
+	       strerror(errno));
+	expect_err(connect_shift(ctl, node, closed, 0, 0, NULL), EDQUOT,
+		   "blocking CONNECT over RLIMIT_MEMLOCK: EDQUOT");
+	stats(ctl, &s1);
+	result(s1.conns <= s0.conns, "... no connection left behind", "more connections");
+	return failures ? 1 : 0;
+}
+
+/* N connections of one user, then EDQUOT (max_user_conns is N). */
+static int do_userconns(int node, int closed, int n)
+{
+	int ctl = ctl_open(), i, fd = -1;
+	char why[64];
+	int *fds = calloc((size_t)n, sizeof(*fds));
+
+	if (!fds)
+		return 2;
+	for (i = 0; i < n; i++) {
+		fds[i] = connect_shift(ctl, node, closed, EUSRV_SOR_F_NONBLOCK, 12, NULL);
+		if (fds[i] < 0)
+			break;
+	}
+	snprintf(why, sizeof(why), "connection %d: %s", i, strerror(errno));
+	result(i == n, "connections up to the per-user bound", why);
+	if (i == n) {
+		fd = connect_shift(ctl, node, closed, EUSRV_SOR_F_NONBLOCK, 12, NULL);
+		expect_err(fd, EDQUOT, "one more: EDQUOT");
+	}
+	if (fd >= 0)
+		close(fd);
+	while (i-- > 0)
+		close(fds[i]);
+	free(fds);
+	return failures ? 1 : 0;
+}
+
+/* Whether connection ID is in the node's live list. */
+static int listed(int ctl, uint32_t id)
+{
+	static struct eusrv_sor_conn_stat cs[EUSRV_SOR_MAX_CONNS];
+	struct eusrv_sor_list li = { .count = EUSRV_SOR_MAX_CONNS,
+				     .conns = (uintptr_t)cs };
+	uint32_t i;
+
+	if (ioctl(ctl, EUSRV_SOR_LIST, &li))
+		return -1;
+	for (i = 0; i < li.total && i < li.count; i++)
+		if (cs[i].id == id && !cs[i].closed)
+			return 1;
+	return 0;
+}
+
+/* A set-up turned to TCP: its id and rings go while the file stays. */
+static int do_tcpfree(int node, int closed)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+				  .sin_port = htons((uint16_t)closed) };
+	struct eusrv_sor_info in;
+	int ctl = ctl_open(), fd, i, l = 1;
+	char why[64];
+
+	fd = connect_shift(ctl, node, closed, EUSRV_SOR_F_NONBLOCK, 0, &to);
+	if (fd < 0 || ioctl(fd, EUSRV_SOR_INFO, &in)) {
+		result(0, "non-blocking CONNECT with a TCP address", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < 100; i++) {
+		if (!ioctl(fd, EUSRV_SOR_INFO, &in) && in.state == EUSRV_SOR_ST_TCP &&
+		    (l = listed(ctl, in.id)) == 0)
+			break;
+		usleep(100000);
+	}
+	snprintf(why, sizeof(why), "state %u, listed %d after %d s", in.state, l, i / 10);
+	result(in.state == EUSRV_SOR_ST_TCP && l == 0,
+	       "refused, turned to TCP: its id goes within 10 s, the file stays", why);
+	every_call(fd);
+	close(fd);
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	/* A write on a file turned to a refused TCP socket: EPIPE, not death. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc == 5 && !strcmp(argv[1], "rings"))
+		return do_rings(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "memlock"))
+		return do_memlock(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "userconns"))
+		return do_userconns(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	if (argc == 4 && !strcmp(argv[1], "tcpfree"))
+		return do_tcpfree(atoi(argv[2]), atoi(argv[3]));
+	fprintf(stderr, "usage: %s rings NODE PORT CLOSED | memlock NODE CLOSED |\n"
+		"  userconns NODE CLOSED N | tcpfree NODE CLOSED\n", argv[0]);
+	return 2;
+}
