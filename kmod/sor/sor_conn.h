@@ -7,7 +7,7 @@
  *
  * Locking, outermost first:
  *   sor_ctl.mutex	one control file's listeners and notes
- *   sor_listen_lock	the listener registry (spinlock, taken in IRQ)
+ *   sor_listen_lock	the listener registry (spinlock)
  *   sor_accept_lock	server connections waiting for ACCEPT (spinlock)
  *   sor_tbl_lock	the id table (spinlock, taken in IRQ)
  *   sor_conn.lock	a connection's state (spinlock, taken in IRQ)
@@ -40,6 +40,7 @@
 
 struct file;
 struct net;
+struct sock;
 struct socket;
 
 /* Work a connection's work item has to do (sor_conn.todo bits). */
@@ -161,6 +162,7 @@ struct sor_conn {
 	struct list_head accept_link;	/* on sor_accepting until claimed */
 	struct socket *dummy;
 	struct net *net;		/* the listener's */
+	struct sock *listen_sk;		/* ... its socket, held until the dummy goes */
 	__be32 dummy_addr;		/* where the dummy connects (0: loopback) */
 	bool dummy_gone;		/* claimed or retired: no dummy any more */
 	u16 dummy_port;

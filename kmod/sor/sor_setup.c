@@ -56,29 +56,40 @@ struct sor_listener {
 	u8 rcv_shift;
 };
 
-/* Whether L's socket still listens (any context, sor_listen_lock held). */
-static bool sor_listener_live(const struct sor_listener *l)
+/* Whether a registered listener's socket SK still listens (any context). */
+static bool sor_sk_listens(const struct sock *sk)
 {
-	return !sock_flag(l->sk, SOCK_DEAD) &&
-	       READ_ONCE(l->sk->sk_state) == TCP_LISTEN;
+	return sk && !sock_flag(sk, SOCK_DEAD) &&
+	       READ_ONCE(sk->sk_state) == TCP_LISTEN;
 }
 
-/* A ConnRQ that a listener will take, on its way to the workqueue. */
+/*
+ * A ConnRQ on its way to the workqueue, then what it found of the
+ * listener it goes to (sor_request_listener).
+ */
 struct sor_request {
 	struct work_struct work;
 	unsigned int node;
 	unsigned int client_id;
 	struct eusrv_sor_connrq rq;
 	struct net *net;
+	struct sock *lsk;		/* the listener's socket, held */
 	struct sor_owner owner;
 	__be32 addr;
 	u8 snd_shift;
 	u8 rcv_shift;
 };
 
+/*
+ * ConnRQs waiting for the workqueue, at most: a peer cannot make us
+ * allocate without bound in its interrupts.
+ */
+#define SOR_MAX_REQUESTS	128
+static atomic_t sor_requests = ATOMIC_INIT(0);
+
 static LIST_HEAD(sor_listeners);
 static unsigned int sor_nr_listeners;	/* on sor_listeners */
-static DEFINE_SPINLOCK(sor_listen_lock);
+static DEFINE_SPINLOCK(sor_listen_lock);	/* process context only */
 static LIST_HEAD(sor_accepting);
 static DEFINE_SPINLOCK(sor_accept_lock);
 /*
@@ -215,10 +226,10 @@ static bool sor_port_listened(u16 port)
 	struct sor_listener *l;
 	bool any = false;
 
-	spin_lock_irq(&sor_listen_lock);
+	spin_lock(&sor_listen_lock);
 	list_for_each_entry(l, &sor_listeners, link)
 		any |= l->port == port;
-	spin_unlock_irq(&sor_listen_lock);
+	spin_unlock(&sor_listen_lock);
 	return any;
 }
 
@@ -246,10 +257,10 @@ static void sor_listener_drop(struct sor_listener *l)
 	u16 port = l->port;
 
 	list_del(&l->ctl_link);
-	spin_lock_irq(&sor_listen_lock);
+	spin_lock(&sor_listen_lock);
 	list_del(&l->link);
 	sor_nr_listeners--;
-	spin_unlock_irq(&sor_listen_lock);
+	spin_unlock(&sor_listen_lock);
 	sor_listener_free(l);
 	sor_setup_orphan(port);
 }
@@ -286,10 +297,10 @@ int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
 		ret = -EEXIST;
 	} else {
 		list_add_tail(&l->ctl_link, &ctl->listeners);
-		spin_lock_irq(&sor_listen_lock);
+		spin_lock(&sor_listen_lock);
 		list_add_tail(&l->link, &sor_listeners);
 		sor_nr_listeners++;
-		spin_unlock_irq(&sor_listen_lock);
+		spin_unlock(&sor_listen_lock);
 		/* The port's earlier socket (closed, or another) gives way. */
 		if (old)
 			sor_listener_drop(old);
@@ -358,6 +369,9 @@ static int sor_dummy_connect(struct sor_conn *c)
 	lockdep_assert_held(&sor_dummy_mutex);
 	if (c->dummy_gone)
 		return 0;
+	/* Its port may be someone else's once that socket stopped listening. */
+	if (!sor_sk_listens(c->listen_sk))
+		return -ECONNREFUSED;
 	if (!addr)
 		addr = htonl(INADDR_LOOPBACK);
 	/* C's reference on the namespace outlives the socket (drop_dummy). */
@@ -442,6 +456,44 @@ static void sor_serve_shifts(const struct sor_request *r, unsigned int *cs,
 	*sc = min(max(sor_shift_or_default(r->rq.rcv_shift), own_snd), cap);
 }
 
+/*
+ * The registration R's ConnRQ goes to, its socket held and what the
+ * connection needs of it copied into R; false if there is none.  ConnRQ
+ * does not say which of the node's addresses the client connected to,
+ * so it goes to a listener only when every live registration on the port
+ * names the same address and user (one socket, or a SO_REUSEPORT group):
+ * where TCP would choose between listeners by address, the client is
+ * refused and goes over TCP, never to another user's listener.
+ */
+static bool sor_request_listener(struct sor_request *r)
+{
+	struct sor_listener *l, *found = NULL;
+	bool clash = false;
+
+	spin_lock(&sor_listen_lock);
+	list_for_each_entry(l, &sor_listeners, link) {
+		if (l->port != r->rq.dport || !sor_sk_listens(l->sk))
+			continue;
+		if (!found)
+			found = l;
+		else if (l->addr != found->addr ||
+			 l->owner.user != found->owner.user)
+			clash = true;
+	}
+	if (found && !clash) {
+		r->net = get_net(found->net);
+		r->lsk = found->sk;
+		sock_hold(r->lsk);
+		r->owner.user = get_uid(found->owner.user);
+		r->owner.limit = found->owner.limit;
+		r->addr = found->addr;
+		r->snd_shift = found->snd_shift;
+		r->rcv_shift = found->rcv_shift;
+	}
+	spin_unlock(&sor_listen_lock);
+	return found && !clash;
+}
+
 static void sor_setup_serve(struct work_struct *w)
 {
 	struct sor_request *r = container_of(w, struct sor_request, work);
@@ -453,6 +505,10 @@ static void sor_setup_serve(struct work_struct *w)
 
 	if (READ_ONCE(sor_serve_delay_ms))
 		msleep(min(READ_ONCE(sor_serve_delay_ms), SOR_MAX_TIMEOUT_MS));
+	if (!sor_request_listener(r)) {
+		sor_refuse(node, r->client_id, ECONNREFUSED);
+		goto free;
+	}
 	c = sor_conn_new(node, false);
 	if (IS_ERR(c)) {
 		sor_refuse(node, r->client_id, ENOMEM);
@@ -468,6 +524,9 @@ static void sor_setup_serve(struct work_struct *w)
 	c->rcv_shift = cs;
 
 	c->net = get_net(r->net);
+	/* Held until the dummy goes: it connects only to this listener. */
+	c->listen_sk = r->lsk;
+	r->lsk = NULL;
 	c->dummy_addr = r->addr;
 	why = EDQUOT;
 	ret = sor_charge(&c->charge, &r->owner,
@@ -499,18 +558,23 @@ static void sor_setup_serve(struct work_struct *w)
 	spin_unlock_irqrestore(&c->lock, flags);
 	sor_conn_put(c);	/* ours; the table keeps it */
 out:
+	if (r->lsk)
+		sock_put(r->lsk);
 	sor_charge_owner_put(&r->owner);
 	put_net(r->net);
+free:
+	atomic_dec(&sor_requests);
 	kfree(r);
 }
 
-/* ConnRQ from node SRC for client connection CLIENT_ID (hard IRQ). */
+/*
+ * ConnRQ from node SRC for client connection CLIENT_ID (hard IRQ): checked
+ * and queued; the workqueue finds its listener (sor_setup_serve).
+ */
 void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
 {
-	struct sor_listener *l, *found = NULL;
 	struct eusrv_sor_connrq rq;
-	struct sor_request *r;
-	unsigned long flags;
+	struct sor_request *r = NULL;
 
 	eusrv_sor_connrq_decode(msg, &rq);
 	if (client_id >= EUSRV_SOR_NO_ID || !rq.dport || !rq.sport ||
@@ -519,26 +583,11 @@ void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
 		sor_bad("malformed ConnRQ %#llx from node %u\n", msg, src);
 		return;
 	}
-	r = kzalloc(sizeof(*r), GFP_ATOMIC);
-	spin_lock_irqsave(&sor_listen_lock, flags);
-	list_for_each_entry(l, &sor_listeners, link) {
-		if (l->port == rq.dport && sor_listener_live(l)) {
-			found = l;
-			break;
-		}
-	}
-	if (found && r) {
-		r->net = get_net(found->net);
-		r->owner.user = get_uid(found->owner.user);
-		r->owner.limit = found->owner.limit;
-		r->addr = found->addr;
-		r->snd_shift = found->snd_shift;
-		r->rcv_shift = found->rcv_shift;
-	}
-	spin_unlock_irqrestore(&sor_listen_lock, flags);
-	if (!found || !r) {
-		kfree(r);
-		sor_refuse(src, client_id, found ? ENOMEM : ECONNREFUSED);
+	if (atomic_inc_return(&sor_requests) <= SOR_MAX_REQUESTS)
+		r = kzalloc(sizeof(*r), GFP_ATOMIC);
+	if (!r) {
+		atomic_dec(&sor_requests);
+		sor_refuse(src, client_id, ENOBUFS);
 		return;
 	}
 	r->node = src;
@@ -659,6 +708,7 @@ void sor_setup_timer(struct sor_conn *c)
 /* Off the accepting list, and the dummy socket closed; process context. */
 void sor_setup_drop_dummy(struct sor_conn *c)
 {
+	struct sock *lsk;
 	struct socket *sock;
 	unsigned long flags;
 	struct net *net;
@@ -668,13 +718,17 @@ void sor_setup_drop_dummy(struct sor_conn *c)
 	list_del_init(&c->accept_link);
 	sock = c->dummy;
 	net = c->net;
+	lsk = c->listen_sk;
 	c->dummy = NULL;
 	c->net = NULL;
+	c->listen_sk = NULL;
 	c->dummy_gone = true;
 	spin_unlock_irqrestore(&sor_accept_lock, flags);
 	if (sock)
 		sock_release(sock);
 	mutex_unlock(&sor_dummy_mutex);
+	if (lsk)
+		sock_put(lsk);
 	if (net)
 		put_net(net);
 }
@@ -743,6 +797,7 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 {
 	struct sor_conn *c;
 	unsigned long flags;
+	bool live;
 	int ret;
 
 	if (rq->reserved0 || rq->reserved1 ||
@@ -751,6 +806,14 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 	c = sor_accept_find(rq->fd);
 	if (IS_ERR(c))
 		return PTR_ERR(c);	/* ENOENT: a genuine local TCP client */
+	/*
+	 * Only the registered listener's socket can have given the caller
+	 * the dummy while it still listens: once it stopped, the port may
+	 * be another user's.
+	 */
+	mutex_lock(&sor_dummy_mutex);
+	live = sor_sk_listens(c->listen_sk);
+	mutex_unlock(&sor_dummy_mutex);
 	sor_setup_drop_dummy(c);
 
 	spin_lock_irqsave(&c->lock, flags);
@@ -758,6 +821,8 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 	c->pid = task_tgid_nr(current);
 	c->uid = current_euid();
 	ret = 0;
+	if (!live)
+		sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
 	if (c->released || c->state == EUSRV_SOR_ST_RESET) {
 		ret = -(c->so_error ? c->so_error : ECONNABORTED);
 		c->released = true;

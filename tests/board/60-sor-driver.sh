@@ -84,7 +84,7 @@ fi
 # bound on connections (lowered for the test), and a set-up that turned
 # to TCP giving its id and rings back.
 prog_driver=$prog
-build_prog sor-limits-test
+build_prog sor-abuse-test
 RUN_AS="setpriv --reuid=65534 --regid=65534 --clear-groups"
 CLOSED=$((PORT + 9))
 run_report "node0 rings" node0 rings 1 $PORT $CLOSED
@@ -96,6 +96,37 @@ on node0 "echo 8 >$maxp" >/dev/null
 run_report "node0 userconns" node0 userconns 1 $CLOSED 8
 on node0 "echo $max >$maxp" >/dev/null
 run_report "node0 tcpfree" node0 tcpfree 1 $CLOSED
+
+# wait_line NODE FILE PATTERN: up to 10 s for PATTERN in FILE on NODE.
+wait_line() {
+	for _ in $(seq 50); do
+		on "$1" "grep -q '$3' $2" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# Two listeners on one port of node1, on two of its addresses: a service
+# (root) on its board address, and nobody on another address, registered
+# first.  ConnRQ does not say which address the client asked for, so
+# neither may take board clients: nobody must never get the service's.
+HPORT=$((PORT + 11))
+A1=$(on node1 "ip -4 -o addr show scope global" | awk '{ sub("/.*", "", $4); print $4; exit }')
+on node1 "ip addr add 10.99.0.1/32 dev lo" >/dev/null
+on node1 "$RUN_AS $prog squat 10.99.0.1 $HPORT 6 >/tmp/squat.out 2>&1 &" >/dev/null
+wait_line node1 /tmp/squat.out listening
+on node1 "$prog squat $A1 $HPORT 6 >/tmp/service.out 2>&1 &" >/dev/null
+wait_line node1 /tmp/service.out listening
+out=$(on node0 "$prog tries 1 $HPORT 3" 2>&1)
+diag "$out"
+wait_line node1 /tmp/squat.out claimed
+squat=$(on node1 'cat /tmp/squat.out')
+diag "squatter on 10.99.0.1: $squat; service on $A1: $(on node1 'cat /tmp/service.out')"
+if printf '%s\n' "$squat" | grep -q '^claimed 0$'; then
+	ok "a listener on another address of the port gets none of the service's RDMA clients"
+else
+	not_ok "a listener on another address of the port gets none of the service's RDMA clients"
+fi
 RUN_AS=
 prog=$prog_driver
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The eusrv_sor driver's limits through its raw interface, run as an
- * unprivileged user by tests/board/60-sor-driver.sh:
+ * What an unprivileged user may try on the eusrv_sor driver through its
+ * raw interface, run by tests/board/60-sor-driver.sh:
  *
  *   sor-limits-test rings NODE PORT CLOSED   ring sizes: above the maximum
  *                                            refused; the maximum to a
@@ -15,12 +15,18 @@
  *   sor-limits-test tcpfree NODE CLOSED      a set-up that turned to TCP
  *                                            gives its id and rings back
  *                                            while the file stays open
+ *   sor-abuse-test tries NODE PORT N         N CONNECTs: prints how many
+ *                                            got a connection
+ *   sor-abuse-test squat ADDR PORT SECONDS   listen on ADDR:PORT, register,
+ *                                            and claim what comes for
+ *                                            SECONDS: prints "claimed N"
  *
  * Prints "ok <what>" / "not ok <what>: <why>" lines; exits 1 on a failure.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -284,6 +290,69 @@ static int do_tcpfree(int node, int closed)
 	return failures ? 1 : 0;
 }
 
+static int do_tries(int node, int port, int n)
+{
+	int ctl = ctl_open(), i, fd, got = 0;
+
+	for (i = 0; i < n; i++) {
+		fd = connect_shift(ctl, node, port, 0, 0, NULL);
+		if (fd >= 0) {
+			got++;
+			close(fd);
+		} else {
+			printf("CONNECT %d: %s\n", i, strerror(errno));
+		}
+	}
+	printf("connected %d of %d\n", got, n);
+	return 0;
+}
+
+/*
+ * A listener on ADDR:PORT, registered: how many RDMA connections it
+ * claims in SECONDS (a second listener on another of the node's addresses
+ * must get none of the first one's clients).
+ */
+static int do_squat(const char *addr, int port, int secs)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons((uint16_t)port) };
+	struct eusrv_sor_listen l = { .port = (uint16_t)port };
+	struct eusrv_sor_accept a = { .flags = EUSRV_SOR_F_CLOEXEC };
+	int ctl = ctl_open(), ls, s, one = 1, claimed = 0;
+	struct pollfd p = { .events = POLLIN };
+	time_t end;
+
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	if (ls < 0 || inet_pton(AF_INET, addr, &sin.sin_addr) != 1 ||
+	    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(ls, (void *)&sin, sizeof(sin)) || listen(ls, 16)) {
+		perror("listen");
+		return 2;
+	}
+	l.fd = ls;
+	l.addr = sin.sin_addr.s_addr;
+	if (ioctl(ctl, EUSRV_SOR_LISTEN, &l)) {
+		perror("LISTEN");
+		return 2;
+	}
+	printf("listening\n");
+	fflush(stdout);
+	p.fd = ls;
+	for (end = time(NULL) + secs; time(NULL) < end;) {
+		if (poll(&p, 1, 200) != 1)
+			continue;
+		s = accept(ls, NULL, NULL);
+		if (s < 0)
+			continue;
+		a.fd = s;
+		if (ioctl(ctl, EUSRV_SOR_ACCEPT, &a) >= 0)
+			claimed++;
+		close(s);
+	}
+	printf("claimed %d\n", claimed);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	/* A write on a file turned to a refused TCP socket: EPIPE, not death. */
@@ -296,7 +365,13 @@ int main(int argc, char **argv)
 		return do_userconns(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "tcpfree"))
 		return do_tcpfree(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "tries"))
+		return do_tries(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "squat"))
+		return do_squat(argv[2], atoi(argv[3]), atoi(argv[4]));
 	fprintf(stderr, "usage: %s rings NODE PORT CLOSED | memlock NODE CLOSED |\n"
-		"  userconns NODE CLOSED N | tcpfree NODE CLOSED\n", argv[0]);
+		"  userconns NODE CLOSED N | tcpfree NODE CLOSED | tries NODE PORT N |\n"
+		"  squat ADDR PORT SECONDS\n",
+		argv[0]);
 	return 2;
 }
