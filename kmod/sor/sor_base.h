@@ -3,8 +3,8 @@
  * eusrv_sor base (sor_base.c): what every file of the driver shares and
  * that depends on none of them: the node-wide counters, the workqueue,
  * the layout of a receive block.  The layers above, lowest first:
- * sor_mem.h, sor_conn.h (the core), sor_data.h, sor_nack.h,
- * sor_keepalive.h, sor_setup.h, sor_rx.h (the protocol), sor_file.h (the
+ * sor_mem.h, sor_conn.h (the core), sor_data.h, sor_keepalive.h,
+ * sor_nack.h, sor_setup.h, sor_rx.h (the protocol), sor_file.h (the
  * files); docs/development.md has the picture.
  */
 #ifndef EUSRV_SOR_BASE_H

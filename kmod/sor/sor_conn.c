@@ -33,6 +33,9 @@ static const struct sor_conn_ops *sor_proto;
 static struct eusrv_sor_conn_stat sor_hist[EUSRV_SOR_HISTORY];
 static unsigned int sor_hist_next, sor_hist_count;
 
+/* Receive blocks of connections held until their peer confirms the end. */
+static atomic64_t sor_fence_bytes = ATOMIC64_INIT(0);
+
 static_assert(SOR_IDS_MAX == EUSRV_SOR_MAX_CONNS);
 static_assert(SOR_IDS_MAX == EUSRV_SOR_NO_ID);
 
@@ -55,11 +58,17 @@ static void sor_conn_free_rings(struct sor_conn *c)
 	c->rcv_hdr = NULL;
 	c->rcv_data = NULL;
 	c->rcv_ktail = NULL;
+	if (c->fencing) {
+		/* Unlinked all the same (module exit, forget): quarantine counts it. */
+		c->fencing = false;
+		atomic64_sub(SOR_RCV_DATA_OFF + c->rcv_size, &sor_fence_bytes);
+	}
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (snd_data)
 		sor_pool_put(snd_data, c->snd_size);
 	if (rcv_blk && c->peer_may_write)
-		sor_quar_add(c->peer_node, rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
+		sor_quar_add(c->peer_node, rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size,
+			     c->forgotten ? SOR_QUAR_FORGOTTEN_MS : 0);
 	else if (rcv_blk)
 		sor_pool_put(rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
 	free_page((unsigned long)snd_hdr);
@@ -260,10 +269,48 @@ void sor_conn_abort_locked(struct sor_conn *c, int err, unsigned int reason)
 	sor_conn_kick_locked(c, SOR_DO_RETIRE);
 }
 
+/*
+ * Whether C may leave the table, its id and rings going: besides what the
+ * state says, never while its peer may still write into its receive ring
+ * (docs/protocol.md section 7): the peer confirms the end (a NACK, or RST:
+ * it knows no such connection), or the board reports the node gone.
+ */
 bool sor_conn_may_retire_locked(struct sor_conn *c)
 {
 	return sor_st_may_retire(c->state, c->released, c->nack_pending,
-				 c->busy, c->reply_owed);
+				 c->busy, c->reply_owed) && !c->peer_may_write;
+}
+
+/*
+ * C is over but its peer may still write its receive ring: it stays,
+ * counted as quarantined, until the peer confirms (c->lock held).
+ */
+void sor_conn_fence_locked(struct sor_conn *c)
+{
+	lockdep_assert_held(&c->lock);
+	if (c->state == EUSRV_SOR_ST_NACK_WAIT)
+		sor_conn_set_state_locked(c, EUSRV_SOR_ST_RESET, 0);
+	if (c->fencing || !c->peer_may_write)
+		return;
+	c->fencing = true;
+	atomic64_add(SOR_RCV_DATA_OFF + c->rcv_size, &sor_fence_bytes);
+}
+
+/* The peer of C will not write its receive ring again (c->lock held). */
+void sor_conn_peer_done_locked(struct sor_conn *c)
+{
+	lockdep_assert_held(&c->lock);
+	c->peer_may_write = false;
+	if (c->fencing) {
+		c->fencing = false;
+		atomic64_sub(SOR_RCV_DATA_OFF + c->rcv_size, &sor_fence_bytes);
+	}
+}
+
+/* STATS quarantined, the connections' part (sor_quarantine.c has the rest). */
+u64 sor_conn_fencing_bytes(void)
+{
+	return atomic64_read(&sor_fence_bytes);
 }
 
 /* A record of C as LIST shows it; takes C's lock. */
@@ -368,6 +415,13 @@ static void sor_conn_try_retire(struct sor_conn *c)
 
 	spin_lock_irqsave(&c->lock, flags);
 	go = c->in_table && sor_conn_may_retire_locked(c);
+	/* Over, but the peer may still write: it must say it will not. */
+	if (c->in_table && !go && c->peer_may_write && !c->nack_pending &&
+	    sor_st_may_retire(c->state, c->released, false, c->busy,
+			      c->reply_owed)) {
+		sor_conn_nack_start_locked(c, ECONNRESET);
+		sor_conn_fence_locked(c);
+	}
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (go)
 		sor_conn_unlink(c);
@@ -388,6 +442,7 @@ int sor_conn_forget(unsigned int id)
 	spin_lock_irqsave(&c->lock, flags);
 	c->nack_pending = false;
 	c->reply_owed = false;
+	c->forgotten = true;
 	if (c->state != EUSRV_SOR_ST_RESET)
 		sor_conn_set_state_locked(c, EUSRV_SOR_ST_RESET, ECONNRESET);
 	spin_unlock_irqrestore(&c->lock, flags);
@@ -418,7 +473,7 @@ static void sor_conn_timeout(struct sor_conn *c)
 			       msecs_to_jiffies(SOR_LINGER_MS)))
 			sor_conn_abort_locked(c, ETIMEDOUT, ECONNRESET);
 		else
-			sor_conn_arm_locked(c, SOR_LINGER_MS);
+			sor_conn_arm_locked(c, SOR_LINGER_CHECK_MS);
 		break;
 	default:
 		spin_unlock_irqrestore(&c->lock, flags);
@@ -574,6 +629,7 @@ int sor_conn_alloc_rings(struct sor_conn *c, u32 snd, u32 rcv)
 struct sor_reset_arg {
 	unsigned int node;
 	int err;
+	bool gone;	/* the board says the node is not there */
 };
 
 static void sor_conn_reset_one(struct sor_conn *c, void *p)
@@ -586,11 +642,19 @@ static void sor_conn_reset_one(struct sor_conn *c, void *p)
 	if (c->state != EUSRV_SOR_ST_RESET && c->state != SOR_ST_QUARANTINE &&
 	    c->state != EUSRV_SOR_ST_NACK_WAIT)
 		sor_count(SOR_S_PEER_RESETS);
-	/* Nobody will answer: no handshake, nothing owed. */
-	c->nack_pending = false;
+	if (a->gone)
+		sor_conn_peer_done_locked(c);
+	/*
+	 * Nothing owed to a node that is down or forgot us.  Our handshake
+	 * is dropped too, unless the peer may still write our ring: then it
+	 * is held until the peer answers (once back) or is gone.
+	 */
 	c->reply_owed = false;
-	if (c->state == EUSRV_SOR_ST_NACK_WAIT)
-		c->state = EUSRV_SOR_ST_RESET;
+	if (!c->peer_may_write) {
+		c->nack_pending = false;
+		if (c->state == EUSRV_SOR_ST_NACK_WAIT)
+			c->state = EUSRV_SOR_ST_RESET;
+	}
 	sor_conn_abort_locked(c, a->err, 0);
 	sor_conn_kick_locked(c, SOR_DO_RETIRE);
 	spin_unlock(&c->lock);
@@ -600,6 +664,17 @@ static void sor_conn_reset_one(struct sor_conn *c, void *p)
 void sor_conn_reset_node(unsigned int node, int err)
 {
 	struct sor_reset_arg a = { .node = node, .err = err };
+
+	sor_conn_for_each(sor_conn_reset_one, &a);
+}
+
+/*
+ * The board reports NODE not there (a decode error): nothing of it can
+ * write any more, so nothing is held for it.
+ */
+void sor_conn_node_gone(unsigned int node)
+{
+	struct sor_reset_arg a = { .node = node, .err = ECONNRESET, .gone = true };
 
 	sor_conn_for_each(sor_conn_reset_one, &a);
 }

@@ -106,6 +106,8 @@ struct sor_conn {
 	void *rcv_blk;
 	u32 *rcv_ktail;
 	bool peer_may_write;		/* it has our ADDR and has not confirmed the end */
+	bool fencing;			/* ... over here, held until it does (STATS quarantined) */
+	bool forgotten;			/* dropped by debugfs `forget` (sor_quarantine.c) */
 	u64 peer_hdr_ga;		/* global address of the peer's rcv block */
 
 	/* Send side (kernel copies; user space writes only the tail). */
@@ -231,6 +233,10 @@ void sor_conn_for_each(void (*fn)(struct sor_conn *c, void *arg), void *arg);
 void sor_conn_stat(struct sor_conn *c, struct eusrv_sor_conn_stat *s);
 u32 sor_conn_history(struct eusrv_sor_conn_stat *out, u32 room);
 void sor_conn_reset_node(unsigned int node, int err);
+void sor_conn_node_gone(unsigned int node);
+void sor_conn_peer_done_locked(struct sor_conn *c);
+void sor_conn_fence_locked(struct sor_conn *c);
+u64 sor_conn_fencing_bytes(void);
 int sor_conn_forget(unsigned int id);
 void sor_conn_exit(void);
 

@@ -54,7 +54,6 @@ void sor_ka_heard(unsigned int node)
 		pr_info("node %u is back: telling it to reset its connections with us\n",
 			node);
 		sor_send(node, eusrv_sor_msg_keepalive(EUSRV_SOR_KA_RESET, 0));
-		sor_quar_node_back(node);
 	}
 }
 
@@ -78,8 +77,10 @@ void sor_ka_tx_error(unsigned int node, u32 status)
 {
 	if (node >= EUSRV_MAX_NODES)
 		return;
-	if (status == EUSRV_MBOX_ST_DECERR)
+	if (status == EUSRV_MBOX_ST_DECERR) {
 		sor_quar_node_gone(node);
+		sor_conn_node_gone(node);
+	}
 	sor_ka_mark_down(node, status == EUSRV_MBOX_ST_DECERR ? "not on the board" :
 			 status == EUSRV_MBOX_ST_DISABLED ? "mailbox disabled" :
 			 "mailbox full");

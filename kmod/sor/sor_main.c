@@ -223,7 +223,7 @@ static long sor_ctl_stats(void __user *arg)
 	st.resets_sent = atomic64_read(&sor_stats[SOR_S_RESETS_SENT]);
 	st.resets_rcvd = atomic64_read(&sor_stats[SOR_S_RESETS_RCVD]);
 	st.probes_sent = atomic64_read(&sor_stats[SOR_S_PROBES_SENT]);
-	st.quarantined = sor_quar_bytes();
+	st.quarantined = sor_quar_bytes() + sor_conn_fencing_bytes();
 	st.locks_freed = atomic64_read(&sor_stats[SOR_S_LOCKS_FREED]);
 	st.ring_bytes = sor_pool_bytes_out();
 	st.charged_pages = sor_charged_pages();

@@ -42,8 +42,9 @@ void sor_pool_init(void);
 void sor_pool_exit(void);
 
 /* sor_quarantine.c */
-void sor_quar_add(unsigned int node, void *blk, size_t len);
-void sor_quar_node_back(unsigned int node);
+/* A forgotten connection's block (debugfs `forget`): held this long. */
+#define SOR_QUAR_FORGOTTEN_MS	10000U
+void sor_quar_add(unsigned int node, void *blk, size_t len, unsigned int hold_ms);
 void sor_quar_node_gone(unsigned int node);
 void sor_quar_tick(void);
 u64 sor_quar_bytes(void);

@@ -21,6 +21,7 @@
 #include <eusrv/mbox.h>
 
 #include "sor_data.h"
+#include "sor_keepalive.h"
 #include "sor_nack.h"
 
 #define SOR_NACK_SEND_TIMEOUT_MS	200U
@@ -55,14 +56,21 @@ void sor_nack_send(struct sor_conn *c)
 	/*
 	 * Not while our transfer may still write into the peer's ring: its
 	 * end sends it, and the timer looks again should that be missed.
+	 * Not to a node that is down either, while we hold our ring for it:
+	 * it could only fill our outbound queue; the timer asks again once
+	 * it is back (a handshake we may give up goes on counting tries).
 	 */
 	if (c->nack_pending && c->busy) {
 		sor_conn_arm_locked(c, SOR_NACK_RESEND_MS);
+	} else if (c->nack_pending && c->peer_may_write &&
+		   !(sor_ka_nodes_up() & BIT_ULL(c->peer_node))) {
+		sor_conn_arm_locked(c, SOR_FENCE_RESEND_MS);
 	} else if (c->nack_pending) {
 		tries = ++c->nack_tries;
 		msg = eusrv_sor_msg_nack(c->peer_id, EUSRV_SOR_NACK_REQUEST,
 					 c->nack_reason, c->id);
-		sor_conn_arm_locked(c, SOR_NACK_RESEND_MS);
+		sor_conn_arm_locked(c, sor_st_nack_give_up(tries) ?
+				    SOR_FENCE_RESEND_MS : SOR_NACK_RESEND_MS);
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (!msg)
@@ -83,6 +91,7 @@ void sor_nack_send(struct sor_conn *c)
 void sor_nack_timer(struct sor_conn *c)
 {
 	unsigned long flags;
+	bool up;
 
 	spin_lock_irqsave(&c->lock, flags);
 	if (!c->nack_pending) {
@@ -92,16 +101,30 @@ void sor_nack_timer(struct sor_conn *c)
 	if (c->busy) {
 		/* Still waiting for our own transfer: look again later. */
 		sor_conn_arm_locked(c, SOR_NACK_RESEND_MS);
-	} else if (sor_st_nack_give_up(c->nack_tries)) {
+		goto out;
+	}
+	up = sor_ka_nodes_up() & BIT_ULL(c->peer_node);
+	switch (sor_st_nack_next(c->nack_tries, c->peer_may_write, up)) {
+	case SOR_NACK_GIVE_UP:
 		pr_debug_ratelimited("conn %u: node %u never answered our NACK: giving up\n",
 				     c->id, c->peer_node);
 		c->nack_pending = false;
 		if (c->state == EUSRV_SOR_ST_NACK_WAIT)
 			sor_conn_set_state_locked(c, EUSRV_SOR_ST_RESET, 0);
 		sor_conn_kick_locked(c, SOR_DO_RETIRE);
-	} else {
+		break;
+	case SOR_NACK_HOLD:
+		sor_conn_fence_locked(c);
+		sor_conn_arm_locked(c, SOR_FENCE_RESEND_MS);
+		break;
+	case SOR_NACK_FENCE:
+		sor_conn_fence_locked(c);
+		fallthrough;
+	case SOR_NACK_RESEND:
 		sor_conn_kick_locked(c, SOR_DO_NACK);
+		break;
 	}
+out:
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
@@ -158,7 +181,7 @@ static void sor_nack_request_locked(struct sor_conn *c,
 	int err;
 
 	/* The peer asks only once its own transfers have ended. */
-	c->peer_may_write = false;
+	sor_conn_peer_done_locked(c);
 	sor_data_sync_tail_locked(c);
 	if (reason > SOR_NACK_MAX_ERRNO)
 		reason = ECONNRESET;
@@ -192,7 +215,7 @@ static void sor_nack_rx_locked(struct sor_conn *c, unsigned int src,
 		sor_nack_request_locked(c, n);
 	} else if (c->nack_pending) {
 		/* It answers only once its own transfer has ended. */
-		c->peer_may_write = false;
+		sor_conn_peer_done_locked(c);
 		c->nack_pending = false;
 		if (c->state == EUSRV_SOR_ST_NACK_WAIT)
 			sor_conn_set_state_locked(c, EUSRV_SOR_ST_RESET, 0);
@@ -268,7 +291,7 @@ void sor_nack_release(struct sor_conn *c)
 	case SOR_CLOSE_FLUSH:
 		c->progress = jiffies;
 		sor_conn_set_state_locked(c, EUSRV_SOR_ST_CLOSING, 0);
-		sor_conn_arm_locked(c, SOR_LINGER_MS);
+		sor_conn_arm_locked(c, SOR_LINGER_CHECK_MS);
 		sor_data_idle_locked(c);
 		break;
 	case SOR_CLOSE_NACK:

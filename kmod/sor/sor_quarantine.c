@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * eusrv_sor: receive blocks that a peer may still write into.
+ * eusrv_sor: receive blocks that a peer may still write into, once their
+ * connection is gone.
  *
- * A connection that ends without the peer confirming it (the peer taken
- * for down by the keepalives, a NACK handshake given up, the module
- * unloaded) may still have a transfer coming from a peer that was only
- * frozen or cut off: its engine would write into memory we freed.  Such a
- * block waits here, out of the allocator, until the peer has been heard
- * from again and told to reset (sor_keepalive.c) and a grace period has
- * passed, or the board reports the node gone.  At module exit what is
- * still here is left allocated on purpose, with a warning.
+ * A connection whose peer may still write its receive ring stays in the
+ * table until the peer confirms the end or the board reports the node
+ * gone (sor_conn_may_retire_locked), so in normal operation nothing comes
+ * here.  What does: the blocks of the connections the module leaves at
+ * exit (kept allocated on purpose, with a warning), and those of a
+ * connection the debugfs knob `forget` dropped without a word to its peer
+ * (fault injection, root only: held SOR_QUAR_FORGOTTEN_MS, long after the
+ * peer's next message was answered with RST).  The board reporting the
+ * node gone frees a node's blocks at once.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -23,25 +25,25 @@
 
 #include "sor_mem.h"
 
-/* After a node came back and got KEEPALIVE(reset): it has reset by then. */
-#define SOR_QUAR_GRACE_MS	2000U
 
 struct sor_quar {
 	struct list_head link;
 	unsigned int node;
 	void *blk;
 	size_t len;
-	unsigned long since;		/* jiffies */
+	unsigned long until;		/* jiffies; 0: until the node is gone */
 };
 
 static DEFINE_SPINLOCK(sor_quar_lock);
 static LIST_HEAD(sor_quar_list);
-static unsigned long sor_quar_back[EUSRV_MAX_NODES];	/* jiffies, 0: never */
 static u64 sor_quar_gone;				/* bit n: node n is gone */
 static u64 sor_quar_total;				/* bytes held */
 
-/* Hold BLK (LEN bytes, alloc_pages_exact) until NODE cannot write it. */
-void sor_quar_add(unsigned int node, void *blk, size_t len)
+/*
+ * Hold BLK (LEN bytes, from sor_pool_get) until NODE cannot write it: the
+ * board reports it gone, or HOLD_MS pass (0: never).
+ */
+void sor_quar_add(unsigned int node, void *blk, size_t len, unsigned int hold_ms)
 {
 	struct sor_quar *q;
 	unsigned long flags;
@@ -60,7 +62,7 @@ void sor_quar_add(unsigned int node, void *blk, size_t len)
 	q->node = node;
 	q->blk = blk;
 	q->len = len;
-	q->since = jiffies;
+	q->until = hold_ms ? (jiffies + msecs_to_jiffies(hold_ms)) | 1 : 0;
 	spin_lock_irqsave(&sor_quar_lock, flags);
 	list_add_tail(&q->link, &sor_quar_list);
 	sor_quar_total += len;
@@ -89,19 +91,6 @@ static void sor_quar_release(bool (*fn)(const struct sor_quar *q, void *arg),
 	}
 }
 
-/* NODE was down and is heard again: it gets KEEPALIVE(reset) now. */
-void sor_quar_node_back(unsigned int node)
-{
-	unsigned long flags, now = jiffies;
-
-	if (node >= EUSRV_MAX_NODES)
-		return;
-	spin_lock_irqsave(&sor_quar_lock, flags);
-	sor_quar_back[node] = now ? now : 1;
-	sor_quar_gone &= ~BIT_ULL(node);
-	spin_unlock_irqrestore(&sor_quar_lock, flags);
-}
-
 static bool sor_quar_of_node(const struct sor_quar *q, void *arg)
 {
 	return q->node == *(unsigned int *)arg;
@@ -122,11 +111,7 @@ void sor_quar_node_gone(unsigned int node)
 
 static bool sor_quar_expired(const struct sor_quar *q, void *arg)
 {
-	unsigned long back = q->node < EUSRV_MAX_NODES ?
-			     READ_ONCE(sor_quar_back[q->node]) : 0;
-
-	return back && time_after(back, q->since) &&
-	       time_after(jiffies, back + msecs_to_jiffies(SOR_QUAR_GRACE_MS));
+	return q->until && time_after(jiffies, q->until);
 }
 
 /* Every keepalive period: what may go now. */

@@ -51,7 +51,7 @@ static void sor_rx_rst(struct sor_conn *c)
 	spin_lock_irqsave(&c->lock, flags);
 	sor_count(SOR_S_RESETS_RCVD);
 	/* Nothing to hand back, nobody to answer, nothing coming. */
-	c->peer_may_write = false;
+	sor_conn_peer_done_locked(c);
 	c->nack_pending = false;
 	c->reply_owed = false;
 	if (c->state == EUSRV_SOR_ST_NACK_WAIT)

@@ -25,10 +25,18 @@
 /* Timing (docs/protocol.md section 5). */
 #define SOR_NACK_RESEND_MS	200U
 #define SOR_NACK_TRIES		10U	/* 10 x 200 ms: give up after 2 s */
+#define SOR_FENCE_RESEND_MS	1000U	/* ... unless the peer may write our ring */
 #define SOR_QUARANTINE_MS	10000U
 #define SOR_SETUP_TIMEOUT_MS	2000U	/* server: client's ADDR */
 #define SOR_UNCLAIMED_MS	60000U	/* server: ACCEPT never came */
-#define SOR_LINGER_MS		5000U	/* close: no progress flushing */
+/*
+ * Close with data queued: given up after this long without progress, as
+ * TCP's orphaned socket gives up probing a zero window (tcp_orphan_retries);
+ * looked at every SOR_LINGER_CHECK_MS.  A peer that is gone is found by the
+ * keepalives long before.
+ */
+#define SOR_LINGER_MS		120000U
+#define SOR_LINGER_CHECK_MS	5000U
 #define SOR_KA_PERIOD_MS	500U
 #define SOR_KA_DEAD_MS		2500U	/* + one period: reset within 3 s */
 /* A waiting connection silent this long asks its peer (PROBE). */
@@ -142,6 +150,33 @@ static inline enum sor_close_action sor_st_on_close(unsigned int state,
 static inline bool sor_st_nack_give_up(unsigned int tries)
 {
 	return tries >= SOR_NACK_TRIES;
+}
+
+/* What the resend timer of a NACK request does next. */
+enum sor_nack_next {
+	SOR_NACK_RESEND,	/* again, SOR_NACK_RESEND_MS later */
+	SOR_NACK_FENCE,		/* again, SOR_FENCE_RESEND_MS later */
+	SOR_NACK_HOLD,		/* not now: the peer is down; look again later */
+	SOR_NACK_GIVE_UP,
+};
+
+/*
+ * After TRIES sends: a handshake is given up after SOR_NACK_TRIES only if
+ * the peer cannot write our receive ring (PEER_MAY_WRITE false).  While it
+ * can, the ring is held until the peer answers, however long that takes,
+ * or the board reports the node gone (docs/protocol.md section 7): sent
+ * slowly, and not at all to a node that is down (PEER_UP false), which
+ * is asked again once it is back.
+ */
+static inline enum sor_nack_next sor_st_nack_next(unsigned int tries,
+						  bool peer_may_write,
+						  bool peer_up)
+{
+	if (!sor_st_nack_give_up(tries))
+		return peer_up || !peer_may_write ? SOR_NACK_RESEND : SOR_NACK_HOLD;
+	if (!peer_may_write)
+		return SOR_NACK_GIVE_UP;
+	return peer_up ? SOR_NACK_FENCE : SOR_NACK_HOLD;
 }
 
 /*

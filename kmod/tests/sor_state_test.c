@@ -186,6 +186,31 @@ static void sor_state_test_retire(struct kunit *test)
 }
 
 /*
+ * The NACK resend timer: given up after SOR_NACK_TRIES only when the peer
+ * cannot write our ring; else held, slowly resent while the peer is up and
+ * not sent to a node that is down, however many tries it took (freeing the
+ * ring early let a late transfer write into freed memory).
+ */
+static void sor_state_test_nack_next(struct kunit *test)
+{
+	unsigned int t;
+
+	for (t = 0; t < SOR_NACK_TRIES; t++) {
+		KUNIT_EXPECT_EQ(test, sor_st_nack_next(t, false, true), SOR_NACK_RESEND);
+		KUNIT_EXPECT_EQ(test, sor_st_nack_next(t, false, false), SOR_NACK_RESEND);
+		KUNIT_EXPECT_EQ(test, sor_st_nack_next(t, true, true), SOR_NACK_RESEND);
+		KUNIT_EXPECT_EQ(test, sor_st_nack_next(t, true, false), SOR_NACK_HOLD);
+	}
+	for (t = SOR_NACK_TRIES; t < 10 * SOR_NACK_TRIES; t++) {
+		KUNIT_EXPECT_EQ(test, sor_st_nack_next(t, false, true), SOR_NACK_GIVE_UP);
+		KUNIT_EXPECT_EQ(test, sor_st_nack_next(t, false, false), SOR_NACK_GIVE_UP);
+		KUNIT_EXPECT_EQ(test, sor_st_nack_next(t, true, true), SOR_NACK_FENCE);
+		KUNIT_EXPECT_EQ(test, sor_st_nack_next(t, true, false), SOR_NACK_HOLD);
+	}
+	KUNIT_EXPECT_EQ(test, sor_st_nack_next(UINT_MAX, true, true), SOR_NACK_FENCE);
+}
+
+/*
  * A set-up wait's timeout: what is left, and never below one jiffy, past
  * the deadline and across the wrap of jiffies (a negative one made the
  * kernel complain on every CONNECT that came late).
@@ -207,6 +232,7 @@ static struct kunit_case sor_state_test_cases[] = {
 	KUNIT_CASE(sor_state_test_close),
 	KUNIT_CASE(sor_state_test_abort_resend),
 	KUNIT_CASE(sor_state_test_retire),
+	KUNIT_CASE(sor_state_test_nack_next),
 	KUNIT_CASE(sor_state_test_wait_left),
 	{}
 };

@@ -13,6 +13,7 @@
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/board/lib.sh"
+. "$TOP/tests/board/sor-lib.sh"
 board_suite_begin
 
 PORT=5601
@@ -197,10 +198,49 @@ report "node0 nbconnect" "$out"
 [ "$npoints" -gt 0 ] || not_ok "node0 nbconnect: no result # $out"
 sleep 1
 
+# quarantined NODE: the bytes of receive rings NODE holds for peers that
+# may still write them (STATS quarantined).
+quarantined() {
+	on "$1" 'eusrvctl stats' 2>/dev/null | sed -n 's/^quarantined=//p'
+}
+
+# quarantine_drains WHAT NODE...: within 10 s every NODE holds nothing
+# for a peer any more.
+quarantine_drains() {
+	local what=$1 n q left
+	shift
+	for n in "$@"; do
+		for _ in $(seq 20); do
+			q=$(quarantined "$n")
+			[ "${q:-x}" = 0 ] && break
+			sleep 0.5
+		done
+		if [ "${q:-x}" = 0 ]; then
+			ok "$what: $n holds no ring for a peer any more"
+		else
+			not_ok "$what: $n holds no ring for a peer any more # quarantined=${q:-?}"
+		fi
+	done
+}
+
 # Silent, not dead: keepalives find it; when it comes back it is told to
-# drop its side of the connections too.
+# drop its side of the connections too.  Meanwhile node0 keeps the reset
+# connection's receive ring (node1's engine may still write it once it
+# runs again), and frees it only once node1 has answered; node1 frees its
+# own once node0 has confirmed it (neither may hold it for good).
 hold_reset "peer node frozen" board freeze node1
+for _ in $(seq 10); do
+	q=$(quarantined node0)
+	[ "${q:-0}" -gt 0 ] && break
+	sleep 0.5
+done
+if [ "${q:-0}" -gt 0 ]; then
+	ok "node1 frozen: node0 holds the reset connection's ring for it (quarantined=$q)"
+else
+	not_ok "node1 frozen: node0 holds the reset connection's ring for it # quarantined=${q:-?}"
+fi
 check "board thaw node1" board thaw node1
+quarantine_drains "node1 thawed" node0 node1
 sleep 2
 if ! out=$(on node1 'eusrvctl conns' 2>&1); then
 	not_ok "node1 thawed: eusrvctl conns # failed"
@@ -216,6 +256,9 @@ else
 fi
 
 hold_reset "peer node killed" board kill node1
+quarantine_drains "node1 killed" node0
+# node0's connections with the dead node retire, their rings go.
+books_balanced node0
 
 kdir=$BUILD/kmod
 check "node0: unload and reload eusrv_sor" on node0 \

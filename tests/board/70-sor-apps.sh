@@ -61,6 +61,7 @@ done
 if [ $driver = no ]; then
 	not_ok "eusrv_sor loaded on both nodes (no /dev/eusrv_sor: nothing can go over RDMA)"
 fi
+books_baseline node0 node1
 
 for n in 0 1; do
 	out=$(on node$n eusrvctl peers 2>&1)
@@ -85,7 +86,7 @@ if [ $driver = yes ]; then
 	sleep 1
 	for t in "integrity 8388608" "fork" "threads" "dup" "epoll 4194304" \
 		"nonblock" "halfclose 3000000" "calls" "unread" "peerkill" \
-		"many 1000" "cycles 10000" "scribble" "closeflush 200000" \
+		"many 1000" "cycles 10000" "scribble" "closeflush 200000" "closestall 400000" \
 		"inetd 1000000" "reexec 1000000" "execclient 200000" "passfd 200000" \
 		"signals" "shutrd" "sigcycles 300" "async 50" "preopts" "linger0" \
 		"locks" "slowread 16777216" "vfork" "cancel 20" "mmsg" \
@@ -364,6 +365,14 @@ time.sleep(8)' >/dev/null 2>&1 &"
 		diag "$c1"
 	fi
 	sleep 3
+
+	# Every program gone (the brackets keep pkill off the shell that runs
+	# it), the driver holds nothing any more.
+	for n in node0 node1; do
+		on $n 'pkill -f "sor-tes[t] serve"; pkill -x redis-server; pkill -x iperf3
+			pkill -x sockperf; pkill -x nginx; pkill -x nc; true' >/dev/null 2>&1
+	done
+	books_balanced node0 node1
 fi
 
 # Without the driver: everything over TCP, programs still work.

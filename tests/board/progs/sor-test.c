@@ -18,7 +18,8 @@
  *   sor-test serve-many PORT            one process, epoll, small rings
  *   sor-test MODE HOST PORT [N]         MODE: integrity fork threads dup
  *                                       epoll nonblock halfclose calls
- *                                       unread peerkill closeflush soak
+ *                                       unread peerkill closeflush
+ *                                       closestall soak
  *                                       forgotten stress (serve);
  *                                       many cycles scribble (serve-many)
  *
@@ -230,19 +231,20 @@ static void serve_halfclose(int fd)
 }
 
 /*
- * Close-flush: N bytes (the length comes first; at most a ring, so no
- * write blocks), then close at once.  The client is blocked in recv by
- * then, so the first write starts a transfer at once; the rest is
+ * Close-flush: N bytes (the length comes first; at most two default
+ * rings, the send ring's and the peer's, so that the writes end whether
+ * or not the client reads), then close at once.  The client is blocked in
+ * recv by then, so the first write starts a transfer at once; the rest is
  * queued behind it when the close comes.  The kernel must keep the
  * connection until the client has taken every byte.
  */
 static void serve_closeflush(int fd)
 {
-	static unsigned char buf[1 << 18];
+	static unsigned char buf[1 << 19];
 	uint64_t n, i;
 
 	if (read_all(fd, &n, sizeof(n)) != sizeof(n) || n < 2 || n > sizeof(buf))
-		fail("closeflush: no length, or not 2..256 KiB");
+		fail("closeflush: no length, or not 2..512 KiB");
 	for (i = 0; i < n; i++)
 		buf[i] = pat(i, 3);
 	usleep(200000);
@@ -599,6 +601,41 @@ static void t_closeflush(const char *host, const char *port, uint64_t n)
 	}
 	alarm(0);
 	printf("ok closeflush 10 x %llu bytes after the server's close\n",
+	       (unsigned long long)n);
+}
+
+/*
+ * The same, but this side stops reading for 8 s after the first piece,
+ * with more than its ring sent: a closed connection with data queued
+ * waits for a reader that is alive but slow, as TCP's orphaned socket
+ * probes a zero window for minutes.
+ */
+static void t_closestall(const char *host, const char *port, uint64_t n)
+{
+	static unsigned char buf[4096];
+	int fd = start(host, port, 'C');
+	uint64_t i = 0, bad = 0;
+	ssize_t r;
+
+	alarm(60);
+	write_all(fd, &n, sizeof(n));
+	while ((r = recv(fd, buf, sizeof(buf), 0)) > 0) {
+		bad += pat_bad((const unsigned char *)buf, (size_t)r, i, 3);
+		if (!i)
+			sleep(8);
+		i += (uint64_t)r;
+	}
+	if (r < 0)
+		die("closestall: recv");
+	if (i != n || bad) {
+		fprintf(stderr, "closestall: %llu of %llu bytes, %llu wrong\n",
+			(unsigned long long)i, (unsigned long long)n,
+			(unsigned long long)bad);
+		fail("closestall: data lost or corrupted");
+	}
+	close(fd);
+	alarm(0);
+	printf("ok closestall %llu bytes after the server's close, the reader 8 s away\n",
 	       (unsigned long long)n);
 }
 
@@ -2611,6 +2648,7 @@ static const struct {
 	{ "halfclose", t_halfclose }, { "calls", t_calls }, { "unread", t_unread },
 	{ "peerkill", t_peerkill }, { "many", t_many }, { "cycles", t_cycles },
 	{ "scribble", t_scribble }, { "closeflush", t_closeflush },
+	{ "closestall", t_closestall },
 	{ "soak", t_soak }, { "forgotten", t_forgotten }, { "stress", t_stress },
 	{ "inetd", t_inetd }, { "reexec", t_reexec }, { "execclient", t_execclient },
 	{ "passfd", t_passfd }, { "signals", t_signals }, { "shutrd", t_shutrd },
