@@ -120,17 +120,35 @@ unsigned int sor_conn_count(void)
 	return n;
 }
 
-/* FN on every connection, under the table lock (FN must not sleep). */
+/* Connections taken from the table at a time by sor_conn_for_each(). */
+#define SOR_WALK_BATCH	32U
+
+/*
+ * FN on every connection in the table, each referenced meanwhile; process
+ * context, FN must not sleep.  The table lock (interrupts off) is held
+ * only while a batch is taken, never across all 4095 ids.
+ */
 void sor_conn_for_each(void (*fn)(struct sor_conn *c, void *arg), void *arg)
 {
-	unsigned long flags;
-	unsigned int id;
+	struct sor_conn *batch[SOR_WALK_BATCH];
+	unsigned int id = 0, n, i;
 
-	spin_lock_irqsave(&sor_tbl_lock, flags);
-	for (id = 0; id < SOR_IDS_MAX; id++)
-		if (sor_tbl[id])
-			fn(sor_tbl[id], arg);
-	spin_unlock_irqrestore(&sor_tbl_lock, flags);
+	while (id < SOR_IDS_MAX) {
+		n = 0;
+		spin_lock_irq(&sor_tbl_lock);
+		for (; id < SOR_IDS_MAX && n < SOR_WALK_BATCH; id++) {
+			if (sor_tbl[id]) {
+				kref_get(&sor_tbl[id]->ref);
+				batch[n++] = sor_tbl[id];
+			}
+		}
+		spin_unlock_irq(&sor_tbl_lock);
+		for (i = 0; i < n; i++) {
+			fn(batch[i], arg);
+			sor_conn_put(batch[i]);
+		}
+		cond_resched();
+	}
 }
 
 void sor_conn_kick(struct sor_conn *c, enum sor_todo what)
@@ -514,7 +532,7 @@ static void sor_conn_work(struct work_struct *w)
 /* A new connection with an id, in the table; process context. */
 struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 {
-	struct sor_conn *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	struct sor_conn *c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	unsigned long flags;
 	int id;
 
@@ -638,7 +656,7 @@ static void sor_conn_reset_one(struct sor_conn *c, void *p)
 
 	if (c->peer_node != a->node)
 		return;
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	if (c->state != EUSRV_SOR_ST_RESET && c->state != SOR_ST_QUARANTINE &&
 	    c->state != EUSRV_SOR_ST_NACK_WAIT)
 		sor_count(SOR_S_PEER_RESETS);
@@ -657,10 +675,13 @@ static void sor_conn_reset_one(struct sor_conn *c, void *p)
 	}
 	sor_conn_abort_locked(c, a->err, 0);
 	sor_conn_kick_locked(c, SOR_DO_RETIRE);
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 }
 
-/* Node NODE is gone or silent: every connection with it fails with ERR. */
+/*
+ * Node NODE is gone or silent: every connection with it fails with ERR.
+ * Process context (sor_keepalive.c's work).
+ */
 void sor_conn_reset_node(unsigned int node, int err)
 {
 	struct sor_reset_arg a = { .node = node, .err = err };
@@ -670,7 +691,7 @@ void sor_conn_reset_node(unsigned int node, int err)
 
 /*
  * The board reports NODE not there (a decode error): nothing of it can
- * write any more, so nothing is held for it.
+ * write any more, so nothing is held for it.  Process context.
  */
 void sor_conn_node_gone(unsigned int node)
 {

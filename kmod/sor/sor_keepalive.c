@@ -35,6 +35,49 @@ static u64 sor_ka_down;					/* bit n: node n down */
 static u32 sor_ka_seq;
 static void sor_ka_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(sor_ka_work, sor_ka_fn);
+/*
+ * Nodes whose connections the reset work resets, and those the board
+ * reported gone: set in any context, the walk over the connections is
+ * the work's, never an interrupt's.
+ */
+static u64 sor_ka_to_reset, sor_ka_to_forget;
+static void sor_ka_reset_fn(struct work_struct *w);
+static DECLARE_WORK(sor_ka_reset_work, sor_ka_reset_fn);
+
+static void sor_ka_reset_later(unsigned int node, bool gone)
+{
+	unsigned long flags;
+
+	if (node >= EUSRV_MAX_NODES)
+		return;
+	spin_lock_irqsave(&sor_ka_lock, flags);
+	sor_ka_to_reset |= BIT_ULL(node);
+	if (gone)
+		sor_ka_to_forget |= BIT_ULL(node);
+	spin_unlock_irqrestore(&sor_ka_lock, flags);
+	queue_work(sor_wq, &sor_ka_reset_work);
+}
+
+static void sor_ka_reset_fn(struct work_struct *w)
+{
+	unsigned int n;
+	u64 reset, gone;
+
+	spin_lock_irq(&sor_ka_lock);
+	reset = sor_ka_to_reset;
+	gone = sor_ka_to_forget;
+	sor_ka_to_reset = 0;
+	sor_ka_to_forget = 0;
+	spin_unlock_irq(&sor_ka_lock);
+	for (n = 0; n < EUSRV_MAX_NODES; n++) {
+		if (gone & BIT_ULL(n)) {
+			sor_quar_node_gone(n);
+			sor_conn_node_gone(n);
+		} else if (reset & BIT_ULL(n)) {
+			sor_conn_reset_node(n, ECONNRESET);
+		}
+	}
+}
 
 static_assert(EUSRV_MAX_NODES <= 64);
 
@@ -69,7 +112,7 @@ static void sor_ka_mark_down(unsigned int node, const char *why)
 	if (!was)
 		pr_info("node %u is down (%s): resetting its connections\n",
 			node, why);
-	sor_conn_reset_node(node, ECONNRESET);
+	sor_ka_reset_later(node, false);
 }
 
 /* A message to NODE was not delivered (hard IRQ). */
@@ -77,10 +120,8 @@ void sor_ka_tx_error(unsigned int node, u32 status)
 {
 	if (node >= EUSRV_MAX_NODES)
 		return;
-	if (status == EUSRV_MBOX_ST_DECERR) {
-		sor_quar_node_gone(node);
-		sor_conn_node_gone(node);
-	}
+	if (status == EUSRV_MBOX_ST_DECERR)
+		sor_ka_reset_later(node, true);
 	sor_ka_mark_down(node, status == EUSRV_MBOX_ST_DECERR ? "not on the board" :
 			 status == EUSRV_MBOX_ST_DISABLED ? "mailbox disabled" :
 			 "mailbox full");
@@ -112,7 +153,7 @@ void sor_rx_keepalive(unsigned int src, u64 msg)
 		/* SRC took us for down and forgot our connections. */
 		pr_info("node %u reset our connections: resetting ours with it\n",
 			src);
-		sor_conn_reset_node(src, ECONNRESET);
+		sor_ka_reset_later(src, false);
 	} else if (kind == EUSRV_SOR_KA_PROBE)
 		sor_send(src, eusrv_sor_msg_keepalive(EUSRV_SOR_KA_ECHO,
 						      eusrv_sor_ka_seq(msg)));
@@ -145,7 +186,7 @@ struct sor_ka_probe {
 	unsigned int budget;
 };
 
-/* Under the table lock: PROBE C if it waited SOR_PROBE_MS in silence. */
+/* PROBE C if it waited SOR_PROBE_MS in silence. */
 static void sor_ka_probe_one(struct sor_conn *c, void *arg)
 {
 	struct sor_ka_probe *p = arg;
@@ -154,14 +195,14 @@ static void sor_ka_probe_one(struct sor_conn *c, void *arg)
 
 	if (!p->budget)
 		return;
-	spin_lock(&c->lock);
+	spin_lock_irq(&c->lock);
 	if (c->peer_id != EUSRV_SOR_NO_ID && c->have_addr && sor_ka_waits(c) &&
 	    time_after(p->now, READ_ONCE(c->heard) + quiet) &&
 	    time_after(p->now, c->probed + quiet)) {
 		c->probed = p->now;
 		msg = eusrv_sor_msg_probe(c->peer_id, c->id, EUSRV_SOR_PROBE_ASK);
 	}
-	spin_unlock(&c->lock);
+	spin_unlock_irq(&c->lock);
 	if (msg && !sor_send(c->peer_node, msg)) {
 		sor_count(SOR_S_PROBES_SENT);
 		p->budget--;
@@ -217,4 +258,5 @@ void sor_ka_start(void)
 void sor_ka_stop(void)
 {
 	cancel_delayed_work_sync(&sor_ka_work);
+	cancel_work_sync(&sor_ka_reset_work);
 }

@@ -37,7 +37,7 @@ static DEFINE_MUTEX(sor_ctls_lock);
 
 static int sor_ctl_open(struct inode *inode, struct file *file)
 {
-	struct sor_ctl *ctl = kzalloc(sizeof(*ctl), GFP_KERNEL);
+	struct sor_ctl *ctl = kzalloc(sizeof(*ctl), GFP_KERNEL_ACCOUNT);
 
 	if (!ctl)
 		return -ENOMEM;
@@ -156,12 +156,12 @@ static long sor_ctl_list(void __user *arg)
 		return -EINVAL;
 	a.room = min_t(u32, l.count, EUSRV_SOR_MAX_CONNS + EUSRV_SOR_HISTORY);
 	if (a.room) {
-		a.out = kvcalloc(a.room, sizeof(*a.out), GFP_KERNEL);
+		a.out = kvcalloc(a.room, sizeof(*a.out), GFP_KERNEL_ACCOUNT);
 		if (!a.out)
 			return -ENOMEM;
 	}
 	if (l.note_count) {
-		notes = kvcalloc(l.note_count, sizeof(*notes), GFP_KERNEL);
+		notes = kvcalloc(l.note_count, sizeof(*notes), GFP_KERNEL_ACCOUNT);
 		if (!notes) {
 			ret = -ENOMEM;
 			goto out;

@@ -25,7 +25,6 @@
 
 #include "sor_mem.h"
 
-
 struct sor_quar {
 	struct list_head link;
 	unsigned int node;

@@ -256,6 +256,7 @@ static void sor_listener_drop(struct sor_listener *l)
 {
 	u16 port = l->port;
 
+	l->ctl->nr_listeners--;
 	list_del(&l->ctl_link);
 	spin_lock(&sor_listen_lock);
 	list_del(&l->link);
@@ -277,7 +278,7 @@ int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
 	sk = sor_listen_sock(rq->fd, rq->port, (__force __be32)rq->addr);
 	if (IS_ERR(sk))
 		return PTR_ERR(sk);
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
 	if (!l) {
 		sock_put(sk);
 		return -ENOMEM;
@@ -295,7 +296,10 @@ int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
 	old = sor_ctl_listener(ctl, rq->port);
 	if (old && old->sk == sk) {
 		ret = -EEXIST;
+	} else if (!old && ctl->nr_listeners >= SOR_CTL_MAX_LISTENERS) {
+		ret = -ENOBUFS;
 	} else {
+		ctl->nr_listeners++;
 		list_add_tail(&l->ctl_link, &ctl->listeners);
 		spin_lock(&sor_listen_lock);
 		list_add_tail(&l->link, &sor_listeners);
@@ -1173,7 +1177,7 @@ static int sor_connect_gave_up(struct sor_conn *c, long left)
 /* A non-blocking CONNECT's state, with the address TCP goes to instead. */
 static struct sor_bg *sor_connect_bg_new(const struct eusrv_sor_connect *rq)
 {
-	struct sor_bg *bg = kzalloc(sizeof(*bg), GFP_KERNEL);
+	struct sor_bg *bg = kzalloc(sizeof(*bg), GFP_KERNEL_ACCOUNT);
 
 	if (!bg)
 		return ERR_PTR(-ENOMEM);

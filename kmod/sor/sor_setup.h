@@ -12,10 +12,17 @@
 
 #include "sor_conn.h"
 
+/*
+ * Registrations one control file may hold: each holds its socket, closed
+ * or not, so without a bound one process could pin a socket per port.
+ */
+#define SOR_CTL_MAX_LISTENERS	1024U
+
 /* A control file (/dev/eusrv_sor, one per process). */
 struct sor_ctl {
 	struct mutex mutex;		/* listeners, notes */
 	struct list_head listeners;	/* struct sor_listener.ctl_link */
+	unsigned int nr_listeners;	/* ... at most SOR_CTL_MAX_LISTENERS */
 	struct list_head link;		/* on the list of control files */
 	pid_t pid;
 	kuid_t uid;			/* opener's effective uid */

@@ -168,7 +168,8 @@ enum eusrv_sor_state {
  * registration belongs to this control file; UNLISTEN or closing the file
  * drops it, and it stops counting as soon as FD's socket stops listening
  * (closed, or shut down), so that a later listener on the port that is
- * not ours never gets a dummy connection.
+ * not ours never gets a dummy connection.  A control file holds at most
+ * 1024 registrations (ENOBUFS).
  */
 struct eusrv_sor_listen {
 	__u32 addr;
