@@ -650,6 +650,12 @@ static const struct file_operations sor_file_fops = {
 	.llseek = no_llseek,
 };
 
+/* Whether FILE is connection C's file. */
+bool sor_file_of(const struct file *file, const struct sor_conn *c)
+{
+	return file && file->f_op == &sor_file_fops && file->private_data == c;
+}
+
 /* A file for the established connection C: its descriptor, or an error. */
 int sor_file_open(struct sor_conn *c, u32 flags)
 {

@@ -16,6 +16,7 @@
 
 /* sor_file.c */
 int sor_file_open(struct sor_conn *c, u32 flags);
+bool sor_file_of(const struct file *file, const struct sor_conn *c);
 
 /* sor_tcp.c */
 ssize_t sor_tcp_rw(struct sor_conn *c, struct kiocb *iocb,

@@ -4,14 +4,18 @@
  * struct eusrv_sor_ring_hdr).  The driver's read() and write() take them
  * as user space does, so the slow path and the mapped fast path never
  * hand out the same bytes; LOCK_WAIT frees a lock whose holder was killed
- * while copying.  A holder is a thread id, comparable only within one pid
- * namespace: once the connection has been used from two, nothing is freed.
+ * while copying, is a zombie, or called exec (docs/protocol.md section 4).
+ * A holder is a thread id, comparable only within one pid namespace: once
+ * the connection has been used from two, nothing is freed.
  */
+#include <linux/mm.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/wait.h>
 
 #include "sor_file.h"
@@ -31,18 +35,59 @@ void sor_ulock_note_ns(struct sor_conn *c)
 		WRITE_ONCE(c->pidns_mixed, true);
 }
 
-/* Whether the holder named by lock word V no longer exists. */
+/* Whether task T maps connection C (its mm, if any). */
+static bool sor_ulock_maps(struct task_struct *t, struct sor_conn *c)
+{
+	struct vm_area_struct *vma;
+	struct mm_struct *mm;
+	bool maps = false;
+
+	mm = get_task_mm(t);
+	if (!mm)
+		return false;
+	mmap_read_lock(mm);
+	{
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma) {
+			if (sor_file_of(vma->vm_file, c)) {
+				maps = true;
+				break;
+			}
+		}
+	}
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return maps;
+}
+
+/*
+ * Whether the holder named by lock word V can no longer release it: its
+ * thread is gone, exiting or a zombie; or, for a holder in user space
+ * (not the driver's read or write), it no longer maps the connection, so
+ * it cannot be copying into the ring: an exec, which may also have given
+ * another thread's id to the new program.  Process context.
+ */
 static bool sor_ulock_holder_gone(struct sor_conn *c, u32 v)
 {
 	pid_t tid = v & EUSRV_SOR_LOCK_TID;
+	struct task_struct *t;
 	bool gone;
 
 	sor_ulock_note_ns(c);
 	if (READ_ONCE(c->pidns_mixed) || !tid)
 		return false;
 	rcu_read_lock();
-	gone = !pid_task(find_vpid(tid), PIDTYPE_PID);
+	t = pid_task(find_vpid(tid), PIDTYPE_PID);
+	if (t)
+		get_task_struct(t);
 	rcu_read_unlock();
+	if (!t)
+		return true;
+	gone = t->exit_state || (READ_ONCE(t->flags) & PF_EXITING);
+	if (!gone && !(v & EUSRV_SOR_LOCK_KERNEL))
+		gone = !sor_ulock_maps(t, c);
+	put_task_struct(t);
 	return gone;
 }
 
@@ -112,7 +157,8 @@ int sor_ulock_take(struct sor_conn *c, u32 which)
 		v = READ_ONCE(*w);
 		/* Taken with WAITERS: its release always wakes the next. */
 		if (!v) {
-			if (cmpxchg(w, 0, me | EUSRV_SOR_LOCK_WAITERS) == 0)
+			if (cmpxchg(w, 0, me | EUSRV_SOR_LOCK_KERNEL |
+				    EUSRV_SOR_LOCK_WAITERS) == 0)
 				return 0;
 			continue;
 		}

@@ -24,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -384,15 +385,23 @@ static int connect_to(int ctl, int node, int port, uint32_t flags)
 	return r;
 }
 
-/* Holders killed with a ring's lock: the driver frees the lock. */
-static void dead_holder(int ctl, struct conn *c)
+/*
+ * A child takes both of the connection's locks and then cannot release
+ * them: HOW is "exit" (it dies, reaped at once), "zombie" (it dies, not
+ * reaped until the end) or "exec" (it runs another program, which has
+ * its thread id but no mapping).  The driver frees both within 3 s.
+ */
+static void dead_holder(int ctl, struct conn *c, const char *how)
 {
 	struct eusrv_sor_stats s0 = {}, s1 = {};
 	uint32_t which = EUSRV_SOR_LOCK_RECV;
+	char what[128];
 	double t0;
 	pid_t pid;
-	int st;
+	int st, p[2];
 
+	if (pipe(p))
+		return;
 	ioctl(ctl, EUSRV_SOR_STATS, &s0);
 	pid = fork();
 	if (pid == 0) {
@@ -400,22 +409,41 @@ static void dead_holder(int ctl, struct conn *c)
 
 		c->sh->lock = me;
 		c->rh->lock = me | EUSRV_SOR_LOCK_WAITERS;
+		if (!strcmp(how, "exec")) {
+			/* The new program says it runs by closing the pipe. */
+			close(p[0]);
+			fcntl(p[1], F_SETFD, FD_CLOEXEC);
+			execl("/bin/sleep", "sleep", "10", (char *)NULL);
+		}
 		_exit(0);
 	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid) {
+	close(p[1]);
+	if (pid < 0 || read(p[0], &st, 1) < 0 ||
+	    (!strcmp(how, "exit") && waitpid(pid, &st, 0) != pid)) {
 		result(0, "a child holding the locks", strerror(errno));
 		return;
 	}
+	close(p[0]);
+	if (!strcmp(how, "zombie"))
+		usleep(100000);	/* dead by then, never reaped meanwhile */
 	t0 = now();
-	result(write(c->fd, "z", 1) == 1 && c->sh->lock == 0,
-	       "write() after the send lock's holder died: the driver freed it",
-	       strerror(errno));
+	snprintf(what, sizeof(what),
+		 "write() after the send lock's holder %s: the driver freed it",
+		 !strcmp(how, "exec") ? "called exec" : !strcmp(how, "zombie") ?
+		 "became a zombie" : "died");
+	result(write(c->fd, "z", 1) == 1 && c->sh->lock == 0, what, strerror(errno));
+	snprintf(what, sizeof(what), "LOCK_WAIT after the holder's %s: freed", how);
 	result(ioctl(c->fd, EUSRV_SOR_LOCK_WAIT, &which) == 0 && c->rh->lock == 0,
-	       "LOCK_WAIT on a lock whose holder died: freed", strerror(errno));
+	       what, strerror(errno));
 	ioctl(ctl, EUSRV_SOR_STATS, &s1);
-	printf("dead holders freed in %.0f ms\n", (now() - t0) * 1e3);
-	result(s1.locks_freed - s0.locks_freed == 2 && now() - t0 < 3,
-	       "STATS locks_freed: 2 more, within 3 s", "count or time");
+	printf("holders (%s) freed in %.0f ms\n", how, (now() - t0) * 1e3);
+	snprintf(what, sizeof(what), "STATS locks_freed (%s): 2 more, within 3 s", how);
+	result(s1.locks_freed - s0.locks_freed == 2 && now() - t0 < 3, what,
+	       "count or time");
+	if (strcmp(how, "exit")) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
 }
 
 static void hostile(struct conn *c)
@@ -519,7 +547,9 @@ static int do_client(int node, int port)
 	/* A second connection, for the hostile values. */
 	h.fd = connect_to(ctl, node, port, 0);
 	if (h.fd >= 0 && conn_map(&h) == 0) {
-		dead_holder(ctl, &h);
+		dead_holder(ctl, &h, "exit");
+		dead_holder(ctl, &h, "zombie");
+		dead_holder(ctl, &h, "exec");
 		hostile(&h);
 	}
 	else

@@ -84,7 +84,9 @@ struct eusrv_sor_ring_hdr {
 	 * only while copying and publishing, never across a wait.  Contended
 	 * takers set WAITERS and call EUSRV_SOR_LOCK_WAIT; releasers that saw
 	 * WAITERS call EUSRV_SOR_LOCK_WAKE.  The driver's read() and write()
-	 * take it too.
+	 * take it too (with EUSRV_SOR_LOCK_KERNEL).  A lock whose holder
+	 * no longer exists, is exiting or a zombie, or no longer maps the
+	 * connection (it called exec) is freed by LOCK_WAIT.
 	 */
 	__u32 lock;
 	__u32 reserved2[15];
@@ -424,6 +426,8 @@ struct eusrv_sor_wait {
 };
 
 #define EUSRV_SOR_LOCK_TID		0x3fffffffU
+/* Held by the driver's read() or write() for that thread (never freed). */
+#define EUSRV_SOR_LOCK_KERNEL		0x40000000U
 #define EUSRV_SOR_LOCK_WAITERS		0x80000000U
 
 /* which lock: the send ring's or the receive ring's */
