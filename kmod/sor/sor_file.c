@@ -616,6 +616,21 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 }
 
 /*
+ * A 32-bit caller: the connection's own ioctls have one layout for both
+ * (explicit padding); once the file serves its TCP socket, the socket's
+ * compat handler answers, as it would on the socket itself.
+ */
+static long sor_file_compat_ioctl(struct file *file, unsigned int cmd,
+				  unsigned long arg)
+{
+	struct sor_conn *c = file->private_data;
+
+	if (READ_ONCE(c->tcp) && cmd != EUSRV_SOR_INFO && cmd != EUSRV_SOR_SOCKET)
+		return sor_tcp_compat_ioctl(c, cmd, arg);
+	return compat_ptr_ioctl(file, cmd, arg);
+}
+
+/*
  * O_ASYNC / FIOASYNC: SIGIO with every wake-up.  Data lands without an
  * interrupt unless asked for, so while an owner listens the connection
  * keeps asking the peer for DATA (sor_rx_data re-arms).
@@ -646,7 +661,7 @@ static const struct file_operations sor_file_fops = {
 	.mmap = sor_file_mmap,
 	.fasync = sor_file_fasync,
 	.unlocked_ioctl = sor_file_ioctl,
-	.compat_ioctl = compat_ptr_ioctl,
+	.compat_ioctl = sor_file_compat_ioctl,
 	.llseek = no_llseek,
 };
 

@@ -23,6 +23,8 @@ ssize_t sor_tcp_rw(struct sor_conn *c, struct kiocb *iocb,
 		   struct iov_iter *iter, bool write);
 __poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait);
 long sor_tcp_ioctl(struct sor_conn *c, unsigned int cmd, unsigned long arg);
+long sor_tcp_compat_ioctl(struct sor_conn *c, unsigned int cmd,
+			  unsigned long arg);
 int sor_tcp_socket_fd(struct sor_conn *c);
 
 /* sor_ulock.c: the rings' lock words shared with user space. */

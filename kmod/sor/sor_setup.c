@@ -1174,17 +1174,41 @@ static int sor_connect_gave_up(struct sor_conn *c, long left)
 	return left ? -ERESTARTSYS : ret;
 }
 
+/*
+ * Whether the fallback's address A (LEN bytes) is an IPv4 or IPv6 TCP
+ * destination on PORT, the port asked for: the driver connects only where
+ * the program itself was going.
+ */
+static bool sor_fallback_addr_ok(const struct sockaddr_storage *a, u32 len,
+				 u16 port)
+{
+	const struct sockaddr_in6 *s6 = (const void *)a;
+	const struct sockaddr_in *s4 = (const void *)a;
+
+	if (a->ss_family == AF_INET)
+		return len >= sizeof(*s4) && ntohs(s4->sin_port) == port;
+	if (a->ss_family == AF_INET6)
+		return len >= sizeof(*s6) && ntohs(s6->sin6_port) == port;
+	return false;
+}
+
 /* A non-blocking CONNECT's state, with the address TCP goes to instead. */
 static struct sor_bg *sor_connect_bg_new(const struct eusrv_sor_connect *rq)
 {
 	struct sor_bg *bg = kzalloc(sizeof(*bg), GFP_KERNEL_ACCOUNT);
+	int err = 0;
 
 	if (!bg)
 		return ERR_PTR(-ENOMEM);
 	if (rq->addrlen &&
-	    copy_from_user(&bg->addr, u64_to_user_ptr(rq->addr), rq->addrlen)) {
+	    copy_from_user(&bg->addr, u64_to_user_ptr(rq->addr), rq->addrlen))
+		err = -EFAULT;
+	else if (rq->addrlen &&
+		 !sor_fallback_addr_ok(&bg->addr, rq->addrlen, rq->port))
+		err = -EINVAL;
+	if (err) {
 		kfree(bg);
-		return ERR_PTR(-EFAULT);
+		return ERR_PTR(err);
 	}
 	bg->addrlen = rq->addrlen;
 	return bg;

@@ -53,6 +53,15 @@ long sor_tcp_ioctl(struct sor_conn *c, unsigned int cmd, unsigned long arg)
 	return c->bound->f_op->unlocked_ioctl(c->bound, cmd, arg);
 }
 
+/* The same for a 32-bit caller: the socket's own compat handler (layouts differ). */
+long sor_tcp_compat_ioctl(struct sor_conn *c, unsigned int cmd,
+			  unsigned long arg)
+{
+	if (!c->bound->f_op->compat_ioctl)
+		return -ENOIOCTLCMD;
+	return c->bound->f_op->compat_ioctl(c->bound, cmd, arg);
+}
+
 /* EUSRV_SOR_SOCKET: a descriptor of the client's socket. */
 int sor_tcp_socket_fd(struct sor_conn *c)
 {

@@ -98,6 +98,14 @@ run_report "node0 userconns" node0 userconns 1 $CLOSED 8
 on node0 "echo $max >$maxp" >/dev/null
 run_report "node0 tcpfree" node0 tcpfree 1 $CLOSED
 
+# The same interface for a 32-bit program on the 64-bit kernel: one layout
+# (CONNECT's TCP address is where the kernel reads it), LIST, INFO, mmap.
+prog_abuse=$prog
+build_prog_as sor-abuse-test-m32 sor-abuse-test -m32 -static
+run_report "node0 32-bit rings" node0 rings 1 $PORT $CLOSED
+run_report "node0 32-bit tcpfree" node0 tcpfree 1 $CLOSED
+prog=$prog_abuse
+
 # wait_line NODE FILE PATTERN: up to 10 s for PATTERN in FILE on NODE.
 wait_line() {
 	for _ in $(seq 50); do

@@ -271,6 +271,15 @@ static int do_tcpfree(int node, int closed)
 	int ctl = ctl_open(), fd, i, l = 1;
 	char why[64];
 
+	/* TCP goes only where the program was going: the port asked. */
+	to.sin_port = htons((uint16_t)(closed + 1));
+	expect_err(connect_shift(ctl, node, closed, EUSRV_SOR_F_NONBLOCK, 0, &to),
+		   EINVAL, "a TCP address on another port than asked: EINVAL");
+	to.sin_family = AF_UNIX;
+	to.sin_port = htons((uint16_t)closed);
+	expect_err(connect_shift(ctl, node, closed, EUSRV_SOR_F_NONBLOCK, 0, &to),
+		   EINVAL, "a TCP address that is no IP address: EINVAL");
+	to.sin_family = AF_INET;
 	fd = connect_shift(ctl, node, closed, EUSRV_SOR_F_NONBLOCK, 0, &to);
 	if (fd < 0 || ioctl(fd, EUSRV_SOR_INFO, &in)) {
 		result(0, "non-blocking CONNECT with a TCP address", strerror(errno));

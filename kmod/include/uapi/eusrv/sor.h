@@ -202,6 +202,7 @@ struct eusrv_sor_listen {
  * connects FD's socket there over TCP and the file turns into that
  * socket (state TCP): poll, read and write are the socket's, and
  * EUSRV_SOR_SOCKET gives a descriptor of it for the other socket calls.
+ * ADDR must be an AF_INET or AF_INET6 address on PORT (else EINVAL).
  * Without ADDR a failure ends in RESET with the error (GET_ERROR).
  */
 struct eusrv_sor_connect {
