@@ -767,6 +767,18 @@ static struct sor_conn *sor_accept_claim(struct sock *sk)
 	return found;
 }
 
+/* C, claimed by an ACCEPT that could not open its file, may be claimed again. */
+static void sor_accept_unclaim(struct sor_conn *c)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&sor_accept_lock, flags);
+	/* Unless its dummy went meanwhile (retired, orphaned). */
+	if (c->dummy && !c->dummy_gone && list_empty(&c->accept_link))
+		list_add_tail(&c->accept_link, &sor_accepting);
+	spin_unlock_irqrestore(&sor_accept_lock, flags);
+}
+
 /* The connection of accepted socket FD, claimed; or an error. */
 static struct sor_conn *sor_accept_find(int fd)
 {
@@ -818,7 +830,6 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 	mutex_lock(&sor_dummy_mutex);
 	live = sor_sk_listens(c->listen_sk);
 	mutex_unlock(&sor_dummy_mutex);
-	sor_setup_drop_dummy(c);
 
 	spin_lock_irqsave(&c->lock, flags);
 	/* The accepting process owns it now, not the worker that made it. */
@@ -833,8 +844,20 @@ int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq)
 		sor_conn_kick_locked(c, SOR_DO_RETIRE);
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
-	if (!ret)
+	if (!ret) {
 		ret = sor_files->file_open(c, rq->flags);
+		/*
+		 * The caller's lack (no descriptor, no memory), not the
+		 * connection's: as TCP's accept() leaves the connection
+		 * queued, it stays claimable by the same accepted socket.
+		 */
+		if (ret == -EMFILE || ret == -ENFILE || ret == -ENOMEM) {
+			sor_accept_unclaim(c);
+			sor_conn_put(c);
+			return ret;
+		}
+	}
+	sor_setup_drop_dummy(c);
 	if (ret < 0 && ret != -ECONNABORTED && ret != -ETIMEDOUT &&
 	    ret != -ECONNRESET)
 		sor_setup_abandon(c);

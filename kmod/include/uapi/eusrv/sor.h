@@ -228,7 +228,10 @@ struct eusrv_sor_connect {
  * local TCP client: keep the socket).  Only the holder of the accepted end
  * of a dummy can claim it.  A dummy whose connection failed meanwhile
  * gives the failure (ECONNABORTED, ECONNRESET...); user space then closes
- * the accepted socket and accepts again.
+ * the accepted socket and accepts again.  EMFILE, ENFILE and ENOMEM (no
+ * descriptor or memory for the file) leave the connection claimable by
+ * the same accepted socket: keep it, report the error as accept() does,
+ * and ACCEPT again later.
  */
 struct eusrv_sor_accept {
 	__s32 fd;		/* the accepted TCP socket */
