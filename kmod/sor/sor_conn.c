@@ -245,6 +245,14 @@ void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
 	if (state == EUSRV_SOR_ST_RESET) {
 		c->peer_armed = false;
 		c->rd_armed = false;
+		/*
+		 * A server connection reset before any ACCEPT claimed it has
+		 * nobody who would release it: it goes as soon as it may.
+		 */
+		if (!c->client && !c->has_file && !c->released) {
+			c->released = true;
+			sor_conn_kick_locked(c, SOR_DO_RETIRE);
+		}
 	}
 	sor_conn_flags_locked(c);
 	sor_conn_wake(c, POLL_IN);
@@ -529,16 +537,14 @@ static void sor_conn_work(struct work_struct *w)
 	sor_conn_put(c);	/* the queued work's reference */
 }
 
-/* A new connection with an id, in the table; process context. */
+/* A new connection, not in the table yet (sor_conn_publish); process context. */
 struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 {
 	struct sor_conn *c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
-	unsigned long flags;
-	int id;
 
 	if (!c)
 		return ERR_PTR(-ENOMEM);
-	kref_init(&c->ref);	/* the table's */
+	kref_init(&c->ref);	/* the caller's */
 	spin_lock_init(&c->lock);
 	init_waitqueue_head(&c->wq);
 	init_waitqueue_head(&c->lock_wq[EUSRV_SOR_LOCK_SEND]);
@@ -555,7 +561,22 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 	c->born = jiffies;
 	c->heard = c->born;
 	c->probed = c->born;
+	return c;
+}
 
+/*
+ * C gets an id and goes in the table, with a reference of the table's:
+ * from now on messages reach it, so it must have its rings (every
+ * handler may use them).  0, or -ENOBUFS when every id is taken.
+ */
+int sor_conn_publish(struct sor_conn *c)
+{
+	unsigned long flags;
+	int id;
+
+	if (WARN_ON_ONCE(!sor_conn_has_rings(c)))
+		return -ENOMEM;
+	kref_get(&c->ref);
 	spin_lock_irqsave(&sor_tbl_lock, flags);
 	id = sor_dying ? -ENODEV : sor_ids_alloc(&sor_id_table);
 	if (id >= 0) {
@@ -565,10 +586,10 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 	}
 	spin_unlock_irqrestore(&sor_tbl_lock, flags);
 	if (id < 0) {
-		kfree(c);
-		return ERR_PTR(id == -EAGAIN ? -ENOBUFS : id);
+		sor_conn_put(c);
+		return id == -EAGAIN ? -ENOBUFS : id;
 	}
-	return c;
+	return 0;
 }
 
 /*

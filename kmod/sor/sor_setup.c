@@ -518,8 +518,6 @@ static void sor_setup_serve(struct work_struct *w)
 		sor_refuse(node, r->client_id, ENOMEM);
 		goto out;
 	}
-	sor_ka_heard(node);	/* keepalives start from now */
-	kref_get(&c->ref);	/* ours, besides the table's */
 	c->peer_id = r->client_id;
 	c->lport = r->rq.dport;
 	c->rport = r->rq.sport;
@@ -532,6 +530,7 @@ static void sor_setup_serve(struct work_struct *w)
 	c->listen_sk = r->lsk;
 	r->lsk = NULL;
 	c->dummy_addr = r->addr;
+	/* Charged, with its rings, before any message can reach it. */
 	why = EDQUOT;
 	ret = sor_charge(&c->charge, &r->owner,
 			 sor_charge_pages(1U << sc, 1U << cs));
@@ -539,16 +538,26 @@ static void sor_setup_serve(struct work_struct *w)
 		why = ENOMEM;
 		ret = sor_conn_alloc_rings(c, 1U << sc, 1U << cs);
 	}
-	if (!ret) {
-		frame = READ_ONCE(sor_forge_addr) ?: sor_conn_ring_phys(c->rcv_blk);
-		ret = sor_setup_send(node, eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc));
-		/* From now on the client's engine may write into our block. */
-		c->peer_may_write = true;
-		if (!ret)
-			ret = sor_setup_send(node, eusrv_sor_msg_addr(c->peer_id, c->id,
-								      frame));
-		why = ECONNABORTED;
+	if (!ret)
+		ret = sor_conn_publish(c);
+	if (ret) {
+		sor_refuse(node, r->client_id, why);
+		sor_conn_put(c);
+		goto out;
 	}
+	sor_ka_heard(node);	/* keepalives start from now */
+	frame = READ_ONCE(sor_forge_addr) ?: sor_conn_ring_phys(c->rcv_blk);
+	/*
+	 * From ACCEPT on, the client may learn our block (and a forged ADDR
+	 * be taken for its own): held until it confirms the end.
+	 */
+	spin_lock_irqsave(&c->lock, flags);
+	c->peer_may_write = true;
+	spin_unlock_irqrestore(&c->lock, flags);
+	ret = sor_setup_send(node, eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc));
+	if (!ret)
+		ret = sor_setup_send(node, eusrv_sor_msg_addr(c->peer_id, c->id, frame));
+	why = ECONNABORTED;
 	spin_lock_irqsave(&c->lock, flags);
 	if (ret) {
 		pr_debug_ratelimited("conn %u: set-up for node %u port %u failed: error %d\n",
@@ -645,6 +654,12 @@ void sor_rx_connrpl(struct sor_conn *c, unsigned int src, u64 msg)
 				  SOR_MSG_ADDR)) {
 		if (eusrv_msg_payload(msg) & GENMASK_ULL(31, 28)) {
 			sor_bad("conn %u: bad ADDR %#llx from node %u\n",
+				c->id, msg, src);
+			goto out;
+		}
+		/* A server takes the client's ADDR only once ACCEPT went. */
+		if (!c->client && !c->peer_may_write) {
+			sor_bad("conn %u: ADDR %#llx from node %u before our ACCEPT\n",
 				c->id, msg, src);
 			goto out;
 		}
@@ -1238,11 +1253,12 @@ static struct sor_bg *sor_connect_bg_new(const struct eusrv_sor_connect *rq)
 }
 
 /*
- * Our rings of our own sizes, charged to OWNER, then ConnRQ to PORT on
- * the peer: the rings are zeroed before the server works (a good part of
- * the set-up), and its answer only changes them if it chose other sizes.
- * 0, or the error; C is then RESET (nothing was sent, nothing can come
- * back, so the id is free again at once).
+ * Our rings of our own sizes, charged to OWNER, then an id (messages may
+ * reach C from now on), then ConnRQ to PORT on the peer: the rings are
+ * zeroed before the server works (a good part of the set-up), and its
+ * answer only changes them if it chose other sizes.  0, or the error; C
+ * is then RESET (nothing was sent, nothing can come back, so the id, if
+ * any, is free again at once).
  */
 static int sor_connect_start(struct sor_conn *c, const struct sor_owner *owner,
 			     u16 port)
@@ -1252,6 +1268,12 @@ static int sor_connect_start(struct sor_conn *c, const struct sor_owner *owner,
 
 	ret = sor_connect_rings(c, owner);
 	if (!ret) {
+		ret = sor_conn_publish(c);
+		if (ret == -ENOBUFS)
+			ret = -ENOMEM;	/* no id: as no memory, use TCP */
+	}
+	if (!ret) {
+		sor_ka_heard(c->peer_node);	/* keepalives start from now */
 		ret = sor_setup_send(c->peer_node,
 				     eusrv_sor_msg_connrq(c->id, port, c->lport,
 							  c->snd_shift,
@@ -1347,8 +1369,6 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 		fput(bound);
 		return PTR_ERR(c) == -ENOBUFS ? -ENOMEM : PTR_ERR(c);
 	}
-	sor_ka_heard(rq->node);	/* keepalives start from now */
-	kref_get(&c->ref);	/* ours, besides the table's */
 	/* The port stays the socket's until the connection has gone. */
 	c->bound = bound;
 	c->lport = sport;

@@ -25,7 +25,9 @@
 
 static u32 *sor_ulock_word(struct sor_conn *c, u32 which)
 {
-	return which == EUSRV_SOR_LOCK_SEND ? &c->snd_hdr->lock : &c->rcv_hdr->lock;
+	/* Both in the send header, out of the peer's reach (uapi sor.h). */
+	return which == EUSRV_SOR_LOCK_SEND ? &c->snd_hdr->lock :
+					      &c->snd_hdr->rcv_lock;
 }
 
 /* The caller uses C: note it if it is in another pid namespace. */

@@ -98,6 +98,26 @@ run_report "node0 userconns" node0 userconns 1 $CLOSED 8
 on node0 "echo $max >$maxp" >/dev/null
 run_report "node0 tcpfree" node0 tcpfree 1 $CLOSED
 
+# conns NODE: how many connections NODE has (STATS conns).
+conns() {
+	on "$1" 'eusrvctl stats' 2>/dev/null | sed -n 's/^conns=//p'
+}
+
+# A client whose rings ACCEPT grows past its limit gives up (EDQUOT):
+# the server's side, reset before any ACCEPT claimed it, goes too.
+before=$(conns node1)
+run_report "node0 grow" node0 grow 1 $PORT 3
+for _ in $(seq 20); do
+	after=$(conns node1)
+	[ "${after:-x}" = "$before" ] && break
+	sleep 0.5
+done
+if [ "${after:-x}" = "$before" ]; then
+	ok "node1: the server sides of the 3 given-up set-ups are gone ($before connections)"
+else
+	not_ok "node1: the server sides of the 3 given-up set-ups are gone # $before before, ${after:-?} after"
+fi
+
 # The same interface for a 32-bit program on the 64-bit kernel: one layout
 # (CONNECT's TCP address is where the kernel reads it), LIST, INFO, mmap.
 prog_abuse=$prog

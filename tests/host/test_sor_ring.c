@@ -44,6 +44,7 @@ static void fake_init(struct fake *f, uint32_t pos)
 	f->hdr.head = f->hdr.tail = pos;
 	f->hdr.size = SIZE;
 	f->r.hdr = &f->hdr;
+	f->r.lock = &f->hdr.lock;
 	f->r.data = f->data;
 	f->r.size = SIZE;
 	usor_ring_seen_init(&f->r);

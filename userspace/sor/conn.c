@@ -77,6 +77,9 @@ int usor_conn_map_rings(struct usor_conn *c, int cfd,
 	c->rcv.hdr = (struct eusrv_sor_ring_hdr *)((char *)map + in.rcv_hdr_off);
 	c->rcv.data = (unsigned char *)map + in.rcv_data_off;
 	c->rcv.size = in.rcv_size;
+	/* Both lock words are in the send header, out of the peer's reach. */
+	c->snd.lock = &c->snd.hdr->lock;
+	c->rcv.lock = &c->snd.hdr->rcv_lock;
 	usor_ring_seen_init(&c->snd);
 	usor_ring_seen_init(&c->rcv);
 	usor_ring_spin_init(&c->rcv);

@@ -49,7 +49,7 @@ static inline void cpu_relax(void)
 int usor_ring_lock(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		  uint32_t which)
 {
-	uint32_t *l = &r->hdr->lock;
+	uint32_t *l = r->lock;
 	uint32_t me = (uint32_t)k->tid(ctx) & EUSRV_SOR_LOCK_TID, c = 0;
 
 	if (__atomic_compare_exchange_n(l, &c, me, false, __ATOMIC_ACQUIRE,
@@ -79,7 +79,7 @@ int usor_ring_lock(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 void usor_ring_unlock(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		     uint32_t which)
 {
-	if (__atomic_exchange_n(&r->hdr->lock, 0, __ATOMIC_RELEASE) &
+	if (__atomic_exchange_n(r->lock, 0, __ATOMIC_RELEASE) &
 	    EUSRV_SOR_LOCK_WAITERS)
 		k->lock_wake(ctx, which);
 }

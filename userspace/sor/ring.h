@@ -29,6 +29,7 @@ struct usor_spin {
 
 struct usor_ring {
 	struct eusrv_sor_ring_hdr *hdr;
+	uint32_t *lock;		/* its lock word: both are in the send header */
 	unsigned char *data;
 	uint32_t size;		/* power of two */
 	/*

@@ -15,6 +15,9 @@
  *   sor-limits-test tcpfree NODE CLOSED      a set-up that turned to TCP
  *                                            gives its id and rings back
  *                                            while the file stays open
+ *   sor-abuse-test grow NODE PORT N          N CONNECTs with small rings to a
+ *                                            listener whose larger ones pass
+ *                                            our RLIMIT_MEMLOCK: EDQUOT
  *   sor-abuse-test tries NODE PORT N         N CONNECTs: prints how many
  *                                            got a connection
  *   sor-abuse-test squat ADDR PORT SECONDS   listen on ADDR:PORT, register,
@@ -299,6 +302,28 @@ static int do_tcpfree(int node, int closed)
 	return failures ? 1 : 0;
 }
 
+/*
+ * Small rings fit our limit, the listener's (default) sizes do not: each
+ * CONNECT fails with EDQUOT once ACCEPT says them, after the server set
+ * its side up (which must not stay behind: suite 60 counts them).
+ */
+static int do_grow(int node, int port, int n)
+{
+	struct rlimit rl = { 65536, 65536 };
+	int ctl = ctl_open(), i;
+
+	if (setrlimit(RLIMIT_MEMLOCK, &rl)) {
+		perror("setrlimit");
+		return 2;
+	}
+	for (i = 0; i < n; i++)
+		if (connect_shift(ctl, node, port, 0, 12, NULL) >= 0 || errno != EDQUOT)
+			break;
+	result(i == n, "CONNECTs whose rings ACCEPT grew past RLIMIT_MEMLOCK: EDQUOT",
+	       strerror(errno));
+	return failures ? 1 : 0;
+}
+
 static int do_tries(int node, int port, int n)
 {
 	int ctl = ctl_open(), i, fd, got = 0;
@@ -374,12 +399,15 @@ int main(int argc, char **argv)
 		return do_userconns(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 4 && !strcmp(argv[1], "tcpfree"))
 		return do_tcpfree(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 5 && !strcmp(argv[1], "grow"))
+		return do_grow(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 5 && !strcmp(argv[1], "tries"))
 		return do_tries(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 5 && !strcmp(argv[1], "squat"))
 		return do_squat(argv[2], atoi(argv[3]), atoi(argv[4]));
 	fprintf(stderr, "usage: %s rings NODE PORT CLOSED | memlock NODE CLOSED |\n"
-		"  userconns NODE CLOSED N | tcpfree NODE CLOSED | tries NODE PORT N |\n"
+		"  userconns NODE CLOSED N | tcpfree NODE CLOSED | grow NODE PORT N |\n"
+		"  tries NODE PORT N |\n"
 		"  squat ADDR PORT SECONDS\n",
 		argv[0]);
 	return 2;

@@ -408,7 +408,7 @@ static void dead_holder(int ctl, struct conn *c, const char *how)
 		uint32_t me = (uint32_t)syscall(SYS_gettid);
 
 		c->sh->lock = me;
-		c->rh->lock = me | EUSRV_SOR_LOCK_WAITERS;
+		c->sh->rcv_lock = me | EUSRV_SOR_LOCK_WAITERS;
 		if (!strcmp(how, "exec")) {
 			/* The new program says it runs by closing the pipe. */
 			close(p[0]);
@@ -433,7 +433,7 @@ static void dead_holder(int ctl, struct conn *c, const char *how)
 		 "became a zombie" : "died");
 	result(write(c->fd, "z", 1) == 1 && c->sh->lock == 0, what, strerror(errno));
 	snprintf(what, sizeof(what), "LOCK_WAIT after the holder's %s: freed", how);
-	result(ioctl(c->fd, EUSRV_SOR_LOCK_WAIT, &which) == 0 && c->rh->lock == 0,
+	result(ioctl(c->fd, EUSRV_SOR_LOCK_WAIT, &which) == 0 && c->sh->rcv_lock == 0,
 	       what, strerror(errno));
 	ioctl(ctl, EUSRV_SOR_STATS, &s1);
 	printf("holders (%s) freed in %.0f ms\n", how, (now() - t0) * 1e3);

@@ -78,8 +78,12 @@ struct eusrv_sor_ring_hdr {
 	__u32 head;
 	__u32 reserved1[15];
 	/*
-	 * Lock word of this direction (D4.2's send and receive locks): 0
-	 * free, else the holder's thread id (EUSRV_SOR_LOCK_TID, as gettid()
+	 * Lock words (D4.2's send and receive locks), both in the send
+	 * header: the receive header lies in the block the peer's engine
+	 * writes, where the peer could forge a holder.  In the send header,
+	 * `lock` is the send ring's and `rcv_lock` the receive ring's; in
+	 * the receive header both are unused.  0 free, else the holder's
+	 * thread id (EUSRV_SOR_LOCK_TID, as gettid()
 	 * gives it), with EUSRV_SOR_LOCK_WAITERS once someone waits.  Held
 	 * only while copying and publishing, never across a wait.  Contended
 	 * takers set WAITERS and call EUSRV_SOR_LOCK_WAIT; releasers that saw
@@ -89,7 +93,8 @@ struct eusrv_sor_ring_hdr {
 	 * connection (it called exec) is freed by LOCK_WAIT.
 	 */
 	__u32 lock;
-	__u32 reserved2[15];
+	__u32 rcv_lock;
+	__u32 reserved2[14];
 	/* Kernel line. */
 	__u32 size;		/* data bytes, a power of two */
 	__u32 flags;		/* EUSRV_SOR_RF_* */
