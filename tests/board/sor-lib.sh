@@ -139,3 +139,75 @@ opened() {
 		records "$3"
 	fi
 }
+
+# The books of the driver: what it holds for connections (connections, ring
+# memory a peer may still write, all ring memory, pages charged to users'
+# locked memory, LISTEN registrations), all back to 0 once no program
+# holds a connection or listens (LISTEN registrations: back to what the
+# node had when it booted, books_baseline).  A field the driver does not
+# print is not checked (a driver from before it); conns and quarantined
+# it always has, so that an unreadable reading never passes.
+BOOKS="conns quarantined ring_bytes charged_pages listeners"
+BOOKS_ALWAYS="conns quarantined"
+BOOKS_WAIT=10	# s for the quarantine to drain and connections to retire
+BOOKS_POLL=0.5	# s between readings
+# LISTEN registrations each node had before the suite's programs ran
+# (books_baseline): under the patched libc the node's command agent, whose
+# listen() goes through the library too, may hold one of its own.
+declare -A books_base=()
+
+# books_baseline NODE...: remember NODE's LISTEN registrations now, just
+# after it booted, as the count its books come back to.
+books_baseline() {
+	local n out
+	for n in "$@"; do
+		out=$(on "$n" eusrvctl stats 2>/dev/null) || out=
+		books_base[$n]=$(printf '%s\n' "$out" | sed -n 's/^listeners=//p')
+	done
+}
+
+# unbalanced NODE STATS: the fields of the books in STATS (NODE's eusrvctl
+# stats) that are not 0 (listeners: not back to NODE's baseline), or
+# missing though the driver always prints them; nothing if the books
+# balance.
+unbalanced() {
+	local k v want
+	for k in $BOOKS; do
+		v=$(printf '%s\n' "$2" | sed -n "s/^$k=//p")
+		want=0
+		[ $k = listeners ] && want=${books_base[$1]:-0}
+		if [ -z "$v" ]; then
+			case " $BOOKS_ALWAYS " in *" $k "*) echo "$k missing" ;; esac
+		elif [ "$v" != "$want" ]; then
+			echo "$k=$v"
+		fi
+	done
+}
+
+# books_balanced NODE...: one point per NODE, "books balanced on NODE":
+# within BOOKS_WAIT s of its programs' ending, eusrvctl stats on NODE shows
+# every field of the books at 0.  A failure names the fields that are not,
+# and the connections still listed.
+books_balanced() {
+	local n out left deadline
+	for n in "$@"; do
+		deadline=$((SECONDS + BOOKS_WAIT))
+		while :; do
+			# 125: read, but a kernel's trouble, which the suite's last
+			# point reports.
+			out=$(on "$n" eusrvctl stats 2>/dev/null)
+			case $? in
+			0 | 125) left=$(unbalanced "$n" "$out") ;;
+			*) left="eusrvctl stats failed" ;;
+			esac
+			[ -n "$left" ] && [ $SECONDS -lt $deadline ] || break
+			sleep $BOOKS_POLL
+		done
+		if [ -z "$left" ]; then
+			ok "books balanced on $n"
+		else
+			not_ok "books balanced on $n # after ${BOOKS_WAIT} s: $(printf '%s\n' "$left" | paste -sd ' ')"
+			diag "$(on "$n" 'eusrvctl conns' 2>&1 | head -n 20)"
+		fi
+	done
+}
