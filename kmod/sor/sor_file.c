@@ -55,6 +55,14 @@ static u32 sor_file_events(struct sor_conn *c)
 	unsigned int st;
 
 	spin_lock_irqsave(&c->lock, flags);
+	/*
+	 * Turned into its TCP socket (its rings may be gone): whoever waits
+	 * here wakes and finds the socket (INFO says TCP).
+	 */
+	if (c->tcp) {
+		spin_unlock_irqrestore(&c->lock, flags);
+		return EUSRV_SOR_W_RECV | EUSRV_SOR_W_SEND;
+	}
 	st = sor_st_uapi(c->state);
 	/* Set-up goes on: nothing to read, no room to write yet. */
 	if (st == EUSRV_SOR_ST_CONNECTING || sor_conn_setting_up(c)) {
@@ -446,8 +454,8 @@ static u32 sor_wait_events(struct sor_conn *c, u32 events, u32 room)
 	if (!(ev & EUSRV_SOR_W_SEND) || room <= 1)
 		return ev;
 	spin_lock_irqsave(&c->lock, flags);
-	tail = READ_ONCE(c->snd_hdr->tail);
-	if (c->state == EUSRV_SOR_ST_ESTABLISHED && !c->shut_wr &&
+	tail = c->tcp ? 0 : READ_ONCE(c->snd_hdr->tail);
+	if (!c->tcp && c->state == EUSRV_SOR_ST_ESTABLISHED && !c->shut_wr &&
 	    c->snd_size - (tail - c->snd_head) < room)
 		ev &= ~EUSRV_SOR_W_SEND;
 	spin_unlock_irqrestore(&c->lock, flags);
