@@ -5,6 +5,8 @@
 #   make check    run every test; ends with "N passed, N failed, N skipped"
 #   make run      boot a two-node virtual board and show a mailbox round trip
 #   make bench    measure the board's transports side by side (tables)
+#   make fuzz     the sockets-over-RDMA driver under random use by nobody
+#                 for FUZZ_SECONDS (1800; FUZZ_SEED=N replays a run)
 #   make kunit    build the KUnit suites into a UML kernel (cached) and run them
 #   make glibc    build the glibc with sockets over RDMA (cached; docs/glibc.md)
 #   make clean    remove build products
@@ -15,7 +17,7 @@ export TOP BUILD
 
 SUBDIRS	:= qemu kmod userspace
 
-.PHONY: all deps check run bench kunit glibc glibc-unpatched clean $(SUBDIRS)
+.PHONY: all deps check run bench fuzz kunit glibc glibc-unpatched clean $(SUBDIRS)
 
 all: $(SUBDIRS)
 
@@ -33,6 +35,12 @@ run: deps all
 
 bench: deps all
 	userspace/bench/run-bench
+
+# The board suite tests/board/65-sor-fuzz.sh, longer than `make check` runs
+# it (120 s), and outside tests/run, whose suites stop at 30 minutes.
+FUZZ_SECONDS ?= 1800
+fuzz: deps all
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/board/65-sor-fuzz.sh
 
 kunit: deps
 	tests/kunit/run
