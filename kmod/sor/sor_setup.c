@@ -519,6 +519,8 @@ static void sor_setup_serve(struct work_struct *w)
 		goto out;
 	}
 	c->peer_id = r->client_id;
+	/* The listener's user's until ACCEPT (not the worker's). */
+	c->uid = r->owner.user->uid;
 	c->lport = r->rq.dport;
 	c->rport = r->rq.sport;
 	sor_serve_shifts(r, &cs, &sc);
