@@ -11,7 +11,7 @@ linux-source-6.1 xz-utils dt-schema device-tree-compiler python3-yaml
 flex bison bc libssl-dev python3 gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu
 redis-server redis-tools iperf3 sockperf nginx-light curl netcat-openbsd
 ethtool wrk memcached libmemcached-tools postgresql gnuplot-nox
-glibc-source gawk patch gcc-multilib"
+glibc-source gawk patch gcc-i686-linux-gnu"
 
 missing=
 for p in $pkgs; do
