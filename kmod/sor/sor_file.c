@@ -623,6 +623,7 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	}
 }
 
+#ifdef CONFIG_COMPAT
 /*
  * A 32-bit caller: the connection's own ioctls have one layout for both
  * (explicit padding); once the file serves its TCP socket, the socket's
@@ -637,6 +638,9 @@ static long sor_file_compat_ioctl(struct file *file, unsigned int cmd,
 		return sor_tcp_compat_ioctl(c, cmd, arg);
 	return compat_ptr_ioctl(file, cmd, arg);
 }
+#else
+#define sor_file_compat_ioctl NULL
+#endif
 
 /*
  * O_ASYNC / FIOASYNC: SIGIO with every wake-up.  Data lands without an
