@@ -8,7 +8,8 @@
  * on real hardware: one per block, with its register page, its interrupt
  * and software-node properties, so each block's driver has one code path.
  * The only addition is the "kick" register (the ivshmem doorbell), which
- * tells the board model that a block's registers changed.
+ * tells the board model that a block's registers changed: this device's
+ * regmap, which the blocks' drivers write (include/eusrv/vboard.h).
  */
 #include <linux/etherdevice.h>
 #include <linux/io.h>
@@ -16,9 +17,11 @@
 #include <linux/pci.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
+#include <linux/regmap.h>
 #include <linux/string.h>
 
 #include <eusrv/board_hw.h>
+#include <eusrv/vboard.h>
 
 #define DRV_NAME		"eusrv_board"
 #define EUSRV_BAR_REGS		0
@@ -103,13 +106,9 @@ board_add_block(struct pci_dev *pdev, struct board_dev *b,
 		const struct board_block *blk)
 {
 	resource_size_t shmem = pci_resource_start(pdev, EUSRV_BAR_SHMEM);
-	resource_size_t regs = pci_resource_start(pdev, EUSRV_BAR_REGS);
 	struct resource res[] = {
 		DEFINE_RES_MEM(shmem + EUSRV_NODE_WINDOW_OFF(b->node_id) + blk->page,
 			       EUSRV_PAGE_SIZE),
-		/* Shared by all blocks: their drivers map it, never claim it. */
-		DEFINE_RES_MEM_NAMED(regs + EUSRV_IVSHMEM_REG_DOORBELL, sizeof(u32),
-				     "kick"),
 		DEFINE_RES_IRQ(pci_irq_vector(pdev, blk->vector)),
 		DEFINE_RES_IRQ(blk->vector2 ? pci_irq_vector(pdev, blk->vector2) : 0),
 	};
@@ -216,10 +215,24 @@ static int board_read_info(struct pci_dev *pdev, struct board_dev *b)
 	return 0;
 }
 
+/*
+ * The doorbell: one register, written whole, from any context (the
+ * blocks kick in interrupt handlers): no cache, no lock.
+ */
+static const struct regmap_config board_kick_config = {
+	.name = EUSRV_KICK_REGMAP,
+	.reg_bits = 32,
+	.val_bits = 32,
+	.reg_stride = 4,
+	.max_register = 0,
+	.disable_locking = true,
+};
+
 static int board_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct device *dev = &pdev->dev;
 	struct board_dev *b;
+	struct regmap *kick;
 	void __iomem *regs;
 	int ret;
 
@@ -249,6 +262,13 @@ static int board_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto free_vectors;
 	}
 	regs = pcim_iomap_table(pdev)[EUSRV_BAR_REGS];
+	/* Before the blocks, whose drivers look it up as they bind. */
+	kick = devm_regmap_init_mmio(dev, regs + EUSRV_IVSHMEM_REG_DOORBELL,
+				     &board_kick_config);
+	if (IS_ERR(kick)) {
+		ret = dev_err_probe(dev, PTR_ERR(kick), "cannot make the kick regmap\n");
+		goto free_vectors;
+	}
 	b->node_id = readl(regs + EUSRV_IVSHMEM_REG_IVPOSITION);
 	if (b->node_id >= EUSRV_MAX_NODES) {
 		ret = dev_err_probe(dev, -ENODEV, "ivshmem peer id %u is not a node\n",

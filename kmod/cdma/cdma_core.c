@@ -71,7 +71,7 @@ enum cdma_counter {
 struct cdma_dev {
 	struct device *dev;
 	void __iomem *regs;
-	void __iomem *kick;		/* NULL on hardware without a kick */
+	struct regmap *kick;		/* NULL on hardware without a kick */
 	u32 kick_val;
 	u32 node_id;
 	u32 nodes;
@@ -116,8 +116,7 @@ static void cdma_wake(void)
 
 static void cdma_kick(struct cdma_dev *cd)
 {
-	if (cd->kick)
-		writel(cd->kick_val, cd->kick);
+	eusrv_vboard_kick(cd->kick, cd->kick_val);
 }
 
 /* A descriptor pointer: MSB first, the low word (which acts) last. */
@@ -517,9 +516,7 @@ static int cdma_probe(struct platform_device *pdev)
 	cd->regs = devm_platform_ioremap_resource(pdev, 0);
 	if (IS_ERR(cd->regs))
 		return dev_err_probe(dev, PTR_ERR(cd->regs), "cannot map the registers\n");
-	ret = eusrv_vboard_map_kick(pdev, &cd->kick, &cd->kick_val);
-	if (ret)
-		return ret;
+	eusrv_vboard_get_kick(pdev, &cd->kick, &cd->kick_val);
 	if (cd->kick && readl(cd->regs + EUSRV_CDMA_ID) != EUSRV_CDMA_ID_VALUE)
 		return dev_err_probe(dev, -ENODEV, "not a CDMA block (id %#x)\n",
 				     readl(cd->regs + EUSRV_CDMA_ID));

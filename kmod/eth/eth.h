@@ -20,6 +20,7 @@
 
 #include <eusrv/axidma_hw.h>
 #include <eusrv/mac_hw.h>
+#include <eusrv/vboard.h>
 
 #include "eth_ring.h"
 
@@ -108,7 +109,7 @@ struct eth_port {
 	struct device *dma_dev;		/* the connected AXI DMA node's device */
 	void __iomem *mac;		/* the MAC port's page */
 	void __iomem *dma;		/* the AXI DMA engine's page */
-	void __iomem *kick;		/* NULL on hardware without a kick */
+	struct regmap *kick;		/* NULL on hardware without a kick */
 	u32 mac_kick_val;
 	int mac_irq;
 	u32 node_id;
@@ -159,8 +160,7 @@ static inline void eth_count(struct eth_port *p, enum eth_cnt c)
 
 static inline void eth_kick(struct eth_port *p, u32 val)
 {
-	if (p->kick)
-		writel(val, p->kick);
+	eusrv_vboard_kick(p->kick, val);
 }
 
 static inline u32 eth_mac_rd(struct eth_port *p, u32 off)

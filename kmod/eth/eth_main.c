@@ -352,9 +352,7 @@ static int eth_probe(struct platform_device *pdev)
 	p->mac = devm_platform_ioremap_resource(pdev, 0);
 	if (IS_ERR(p->mac))
 		return dev_err_probe(dev, PTR_ERR(p->mac), "cannot map the MAC registers\n");
-	ret = eusrv_vboard_map_kick(pdev, &p->kick, &p->mac_kick_val);
-	if (ret)
-		return ret;
+	eusrv_vboard_get_kick(pdev, &p->kick, &p->mac_kick_val);
 	ret = eth_connect_dma(pdev, p);
 	if (ret)
 		return ret;

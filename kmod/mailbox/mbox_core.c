@@ -68,7 +68,7 @@ enum mbox_counter {
 struct mbox_dev {
 	struct device *dev;
 	void __iomem *regs;
-	void __iomem *kick;		/* NULL on hardware without a kick */
+	struct regmap *kick;		/* NULL on hardware without a kick */
 	u32 kick_val;
 	u32 node_id;
 	u32 nodes;
@@ -101,8 +101,7 @@ static void mbox_count(struct mbox_dev *mb, enum mbox_counter c)
 
 static void mbox_kick(struct mbox_dev *mb)
 {
-	if (mb->kick)
-		writel(mb->kick_val, mb->kick);
+	eusrv_vboard_kick(mb->kick, mb->kick_val);
 }
 
 static void __iomem *mbox_fifo_entry(struct mbox_dev *mb, u32 counter)
@@ -602,9 +601,7 @@ static int mbox_probe(struct platform_device *pdev)
 	    readl(mb->regs + EUSRV_MBOX_TXQ_SIZE) != EUSRV_MBOX_TXQ_DEPTH)
 		return dev_err_probe(dev, -ENODEV, "not a mailbox block of depth %u/%u (id %#x)\n",
 				     EUSRV_MBOX_FIFO_DEPTH, EUSRV_MBOX_TXQ_DEPTH, id);
-	ret = eusrv_vboard_map_kick(pdev, &mb->kick, &mb->kick_val);
-	if (ret)
-		return ret;
+	eusrv_vboard_get_kick(pdev, &mb->kick, &mb->kick_val);
 	irq = platform_get_irq(pdev, 0);
 	if (irq < 0)
 		return irq;

@@ -3,7 +3,7 @@
  * What every block driver reads of its place on the board, and the one
  * register the virtual board adds.  Owned by the board bridge
  * (kmod/board/eusrv_board.c), which creates the properties and the "kick"
- * resource read here; a device tree for real hardware gives the same
+ * regmap read here; a device tree for real hardware gives the same
  * properties and no kick.
  */
 #ifndef EUSRV_VBOARD_H
@@ -13,30 +13,36 @@
 #include <linux/io.h>
 #include <linux/platform_device.h>
 #include <linux/property.h>
+#include <linux/regmap.h>
 
 #include <eusrv/board_hw.h>
 
+#define EUSRV_KICK_REGMAP	"kick"
+
 /*
- * Map the kick register (the ivshmem doorbell, shared by all blocks: mapped,
- * never claimed) and read the value that names this block.  On real
- * hardware there is none: *KICK stays NULL and register writes act alone.
+ * The kick register (the ivshmem doorbell, one for all blocks) is the board
+ * bridge's regmap "kick", which its blocks write: a range several child
+ * devices shared as a resource would nest in the iomem tree, and each
+ * child's removal leave the others a freed parent.  Find it and read the
+ * value that names this block.  On real hardware there is none: *KICK is
+ * NULL and register writes act alone.
  */
-static inline int eusrv_vboard_map_kick(struct platform_device *pdev,
-					void __iomem **kick, u32 *kick_val)
+static inline void eusrv_vboard_get_kick(struct platform_device *pdev,
+					 struct regmap **kick, u32 *kick_val)
 {
 	struct device *dev = &pdev->dev;
-	struct resource *res;
 
 	*kick = NULL;
-	res = platform_get_resource_byname(pdev, IORESOURCE_MEM, "kick");
-	if (!res || device_property_read_u32(dev, "eusrv,kick", kick_val))
-		return 0;
-	if (resource_size(res) < sizeof(u32))
-		return dev_err_probe(dev, -EINVAL, "kick register %pR too small\n", res);
-	*kick = devm_ioremap(dev, res->start, resource_size(res));
-	if (!*kick)
-		return dev_err_probe(dev, -ENOMEM, "cannot map kick register %pR\n", res);
-	return 0;
+	if (!dev->parent || device_property_read_u32(dev, "eusrv,kick", kick_val))
+		return;
+	*kick = dev_get_regmap(dev->parent, EUSRV_KICK_REGMAP);
+}
+
+/* Tell the board model that registers changed (VAL names the block). */
+static inline void eusrv_vboard_kick(struct regmap *kick, u32 val)
+{
+	if (kick)
+		regmap_write(kick, 0, val);
 }
 
 static inline int eusrv_node_check(struct device *dev, u32 node_id, u32 nodes)
