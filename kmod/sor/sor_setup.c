@@ -417,7 +417,7 @@ void sor_setup_dummy(struct sor_conn *c)
 	int ret;
 
 	spin_lock_irqsave(&c->lock, flags);
-	ret = c->released || !sor_st_open(c->state) ? -ECONNABORTED : 0;
+	ret = c->released || !sor_st_claimable(c->state) ? -ECONNABORTED : 0;
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (!ret) {
 		mutex_lock(&sor_dummy_mutex);

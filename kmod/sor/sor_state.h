@@ -239,6 +239,16 @@ static inline bool sor_st_open(unsigned int state)
 	       state == EUSRV_SOR_ST_CLOSING;
 }
 
+/*
+ * Whether a server connection in STATE is still one for accept(): a client
+ * that connected, wrote and closed before the listener saw it left a
+ * connection with data to read, as TCP's backlog keeps it.
+ */
+static inline bool sor_st_claimable(unsigned int state)
+{
+	return sor_st_open(state) || state == EUSRV_SOR_ST_PEER_CLOSED;
+}
+
 /* The state user space sees for STATE. */
 static inline unsigned int sor_st_uapi(unsigned int state)
 {

@@ -225,6 +225,24 @@ static void sor_state_test_wait_left(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sor_st_wait_left(ULONG_MAX - 4, 5), 1L);
 }
 
+/*
+ * Offered to accept(): established, or closed by its client with data
+ * perhaps left to read (TCP's backlog keeps such a connection); not one
+ * reset, given up or still setting up.
+ */
+static void sor_state_test_claimable(struct kunit *test)
+{
+	unsigned int i, s;
+
+	for (i = 0; i < ARRAY_SIZE(all_states); i++) {
+		s = all_states[i];
+		KUNIT_EXPECT_EQ(test, sor_st_claimable(s),
+				s == EUSRV_SOR_ST_ESTABLISHED ||
+				s == EUSRV_SOR_ST_CLOSING ||
+				s == EUSRV_SOR_ST_PEER_CLOSED);
+	}
+}
+
 static struct kunit_case sor_state_test_cases[] = {
 	KUNIT_CASE(sor_state_test_setup_msgs),
 	KUNIT_CASE(sor_state_test_data_msgs),
@@ -234,6 +252,7 @@ static struct kunit_case sor_state_test_cases[] = {
 	KUNIT_CASE(sor_state_test_retire),
 	KUNIT_CASE(sor_state_test_nack_next),
 	KUNIT_CASE(sor_state_test_wait_left),
+	KUNIT_CASE(sor_state_test_claimable),
 	{}
 };
 
