@@ -21,6 +21,7 @@ raw=$prog
 build_prog sor-test -lpthread
 
 board_up "2 nodes boot with the patched libc" -n 2 --libc=patched
+books_baseline node0 node1
 
 debian=/usr/lib/eusrv/debian-libc
 plain="$debian/ld-linux-x86-64.so.2 --library-path $debian"
@@ -56,6 +57,8 @@ client() {
 client "dynamically linked client" some "$prog integrity node0 7610 1000000"
 client "statically linked client" none "$static integrity node0 7610 1000000"
 client "syscall(SYS_connect) client" none "$raw integrity node0 7610 1000000"
+on node0 'pkill -f "sor-tes[t] serve"' >/dev/null 2>&1
+books_balanced node0 node1
 
 # Without the driver: the patched libc against Debian's.  Every program
 # that listened or connected under the patched libc holds the driver open

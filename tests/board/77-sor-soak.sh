@@ -121,6 +121,7 @@ for libc in "${paths[@]}"; do
 		run=
 		board_up "2 nodes boot with the patched libc" -n 2 --libc=patched
 	fi
+	books_baseline node0 node1
 	on node0 "${run}$prog serve 7600 >/tmp/sor-serve.log 2>&1 &"
 	sleep 1
 
@@ -163,6 +164,10 @@ for libc in "${paths[@]}"; do
 		not_ok "$libc: probes and RSTs counted # probes_sent=$c resets_sent=$a resets_rcvd=$b"
 	fi
 	lost_nack_test
+	# The server gone (the brackets keep pkill off the shell that runs
+	# it), the driver holds nothing any more.
+	on node0 'pkill -f "sor-tes[t] serve"' >/dev/null 2>&1
+	books_balanced node0 node1
 	board stop >/dev/null 2>&1
 done
 tap_done

@@ -3,30 +3,170 @@
 BUILD=${BUILD:-$TOP/build}
 export TOP BUILD
 
+# Kernel trouble (a panic, oops, BUG, WARNING, a memory debugging report:
+# qemu/board's KERNEL_TROUBLE) on any node's console fails the suite, in
+# its last point (trouble_point), wherever it showed: a command run with
+# `on` that got status 125 may be one whose caller looks at its output
+# only, and a report can also come between commands (a background worker)
+# or as the board stops.  What was found is kept in files of $trouble_dir,
+# since `on` and `board stop` often run in a command substitution:
+#   reported  the trouble lines qemu/board printed (consoles gone with it);
+#   first     the first command that heard of it (status 125);
+#   excused   nodes whose trouble the suite caused on purpose.
+trouble_dir=
+trouble_pointed=
+
 board() {
+	if [ "${1:-}" = stop ] && [ -n "$trouble_dir" ]; then
+		board_stop_keeping_trouble
+		return
+	fi
 	"$TOP/qemu/board" "$@"
 }
 
-# on NODE CMD: run a shell command on a node with a bounded time.
+# board_stop_keeping_trouble: qemu/board stop; the trouble it reports
+# (status 125) goes to the suite's last point rather than into the status,
+# so that one report fails one point, not also every "board stop".
+board_stop_keeping_trouble() {
+	local out rc
+	validate_slabs
+	out=$("$TOP/qemu/board" stop 2>&1)
+	rc=$?
+	[ -z "$out" ] || printf '%s\n' "$out" >&2
+	if [ $rc -eq 125 ]; then
+		keep_trouble "$out"
+		rc=0
+	fi
+	# The next board's nodes are new: none of them is excused.
+	rm -f "$trouble_dir/excused"
+	return $rc
+}
+
+# validate_slabs: before the board goes, every running node checks each
+# of its slab caches whole (SLUB's validate: the red zones and poison of
+# every object, the free lists), so that a write into a freed object that
+# nothing allocated again since is reported too.  Only with the memory
+# debugging (qemu/board start), which gives objects red zones and poison;
+# about a second a node.
+validate_slabs() {
+	local st n
+	st=$("$TOP/qemu/board" status 2>/dev/null) || return 0
+	printf '%s\n' "$st" | grep -q '^kernel memory debugging: off' && return 0
+	for n in $(printf '%s\n' "$st" | sed -n 's/^\(node[0-9]\): running .*/\1/p'); do
+		"$TOP/qemu/board" exec --timeout 60 "$n" \
+			'for f in /sys/kernel/slab/*/validate; do echo 1 >"$f"; done' >/dev/null 2>&1
+	done
+}
+
+# keep_trouble OUTPUT: qemu/board's trouble lines in OUTPUT ("board: NODE
+# kernel: ..." and a first report's "  NODE| ...") of nodes not excused,
+# for the suite's last point; those kept before (a report seen while the
+# board ran and again as it stopped) only once.
+keep_trouble() {
+	local excused='' d=$trouble_dir
+	[ -n "$d" ] || return 0
+	[ -s "$d/excused" ] && excused=$(paste -sd '|' "$d/excused")
+	touch "$d/seen"
+	printf '%s\n' "$1" |
+		grep -E "^(board: [a-z0-9]+ kernel: |board: [a-z0-9]+'s console from|  [a-z0-9]+\| )" |
+		{ if [ -n "$excused" ]; then
+			grep -vE "^(board: |  )($excused)( kernel: |'s console|\| )"
+		else
+			cat
+		fi; } | grep -vxF -f "$d/seen" | tee -a "$d/seen" >>"$d/reported"
+}
+
+# trouble_expected NODE...: the trouble on NODE's console so far and until
+# the board stops is the suite's doing (a deliberate panic), not a failure.
+trouble_expected() {
+	[ -n "$trouble_dir" ] || return 0
+	printf '%s\n' "$@" >>"$trouble_dir/excused"
+	rm -f "$trouble_dir/first"
+}
+
+# trouble_point: the point every board suite ends with (tap_done calls it
+# before the plan): no node's kernel reported trouble while the suite ran.
+trouble_point() {
+	local out
+	[ -n "$trouble_dir" ] || return 0
+	# A board still up (the suite ends without stopping it): its consoles.
+	if "$TOP/qemu/board" status >/dev/null 2>&1; then
+		out=$("$TOP/qemu/board" trouble 2>&1)
+		[ $? -eq 125 ] && keep_trouble "$out"
+	fi
+	trouble_pointed=1
+	if [ ! -s "$trouble_dir/reported" ]; then
+		ok "no kernel trouble on any node"
+		return
+	fi
+	not_ok "no kernel trouble on any node"
+	[ -s "$trouble_dir/first" ] &&
+		diag "first heard of by: $(cat "$trouble_dir/first")"
+	diag "$(head -n 80 "$trouble_dir/reported")"
+	# Reported once: what the board's stop may find later is new.
+	: >"$trouble_dir/reported"
+}
+
+# tap.sh's tap_done calls this before it prints the plan.
+tap_last_points() {
+	trouble_point
+}
+
+# board_suite_end: the EXIT trap.  The board goes (its trouble kept); what
+# only that showed, after the last point, fails the suite all the same: a
+# bail-out once the plan is out, else the point (a suite that ends without
+# its plan has failed anyway).
+board_suite_end() {
+	local rc=$?
+	board stop >/dev/null 2>&1
+	if [ -n "$trouble_dir" ] && [ -s "$trouble_dir/reported" ]; then
+		if [ -n "$trouble_pointed" ]; then
+			echo "Bail out! kernel trouble on a node after the suite's last point"
+			diag "$(head -n 80 "$trouble_dir/reported")"
+		else
+			trouble_point
+		fi
+		[ $rc -ne 0 ] || rc=1
+	fi
+	rm -rf "$trouble_dir"
+	exit $rc
+}
+
+# on NODE CMD: run a shell command on a node with a bounded time.  Status
+# 125 (the command succeeded, but a node's kernel reported trouble) names
+# the command in the suite's last point, whatever the caller makes of it.
 on() {
+	local rc
 	node=$1
 	shift
 	board exec --timeout "${EXEC_TIMEOUT:-300}" "$node" "$@"
+	rc=$?
+	if [ $rc -eq 125 ] && [ -n "$trouble_dir" ] && [ ! -s "$trouble_dir/first" ]; then
+		echo "on $node $*" >"$trouble_dir/first"
+	fi
+	return $rc
 }
 
-# A suite always leaves no board behind, whatever happens to it.
+# A suite always leaves no board behind, whatever happens to it, and ends
+# with the point that no node's kernel reported trouble.  A board left
+# over from another run is stopped before this suite's record begins.
 board_suite_begin() {
-	trap 'board stop >/dev/null 2>&1' EXIT
+	trap board_suite_end EXIT
 	board stop >/dev/null 2>&1
+	trouble_dir=$(mktemp -d "${TMPDIR:-/tmp}/eusrv-trouble.XXXXXX") || trouble_dir=
 }
 
 # board_up NAME ARGS...: `qemu/board start ARGS` as test NAME, with the last
 # line of its report as a diagnostic; a board that does not come up ends
 # the suite.
 board_up() {
-	local name=$1 out
+	local name=$1 out rc
 	shift
-	if ! out=$(board start "$@" 2>&1); then
+	out=$(board start "$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		# Trouble while booting (status 125) is the suite's too.
+		[ $rc -eq 125 ] && keep_trouble "$out"
 		not_ok "$name"
 		printf '%s\n' "$out" | tail -n 30 | sed 's/^/# /'
 		tap_done
