@@ -56,39 +56,13 @@ check "node0: the debugfs knobs inject and inject_write are there" \
 	got node0 'test -w /sys/kernel/debug/eusrv_sor/inject && test -w /sys/kernel/debug/eusrv_sor/inject_write'
 
 # The service: a process group of its own, so that it goes with its children.
-on node1 "setsid sh -c 'echo \$\$ >/tmp/sor-rogue-svc.pid; exec eusrv-run $sortest serve $SVC' \
-	>/tmp/sor-rogue-svc.log 2>&1 </dev/null &" >/dev/null
-answers() {
-	got node2 "eusrv-run $sortest integrity node1 $SVC $1" 2>&1
-}
-for _ in $(seq 30); do
-	answers 100000 >/dev/null && break
-	sleep 1
-done
-check "the service on node1 answers node2 before the attack" answers 100000
+echo_service sor-rogue "$sortest" $SVC
+echo_up "the service on node1 answers node2 before the attack" node2 "$sortest" $SVC
 
-# The echo client on node2, as suite 65's: rounds of `sor-test soak` (2
-# connections x 1 MB, checked) until $echo_dir/stop; a round counts as
-# over RDMA when the driver's records show both its connections.
-cat >"$BUILD/tests/board/sor-rogue-echo.sh" <<EOF
-#!/bin/sh
-rounds=0 rdma=0 failed=0
-rm -rf $echo_dir && mkdir -p $echo_dir
-while [ ! -e $echo_dir/stop ]; do
-	eusrv-run $sortest soak node1 $SVC 2 >$echo_dir/last 2>&1 &
-	pid=\$!
-	if wait \$pid; then
-		rounds=\$((rounds + 1))
-		n=\$(eusrvctl conns --closed | grep -c "^closed .*:$SVC .* sent=1048577 rcvd=1048576 .* pid=\$pid ")
-		[ "\$n" = 2 ] && rdma=\$((rdma + 1))
-	else
-		failed=\$((failed + 1))
-		{ date; cat $echo_dir/last; } >>$echo_dir/errors
-	fi
-	echo "rounds=\$rounds rdma=\$rdma failed=\$failed" >$echo_dir/count
-done
-echo end >>$echo_dir/count
-EOF
+# The echo client on node2, as suite 65's (sor-lib.sh's echo_client_script:
+# rounds of `sor-test soak`, every byte checked, each round's connections
+# looked up in the driver's records).
+echo_client_script "$BUILD/tests/board/sor-rogue-echo.sh" $echo_dir "$sortest" $SVC
 s2=$(got node2 eusrvctl stats 2>/dev/null) || s2=
 on node2 "setsid sh $BUILD/tests/board/sor-rogue-echo.sh >/dev/null 2>&1 </dev/null &" >/dev/null
 
@@ -121,7 +95,8 @@ last_ops() {
 for n in node1 node2; do
 	check "$n still answers" got $n true
 done
-check "the service on node1 still answers node2 (1 MB echoed and checked)" answers 1000000
+check "the service on node1 still answers node2 (1 MB echoed and checked)" \
+	echo_answers node2 "$sortest" $SVC 1000000
 
 # node1 forgets node0's connections: ended by the rogue's close, by a
 # reset, a probe's RST, or the NACK handshake; the quarantine drains.
@@ -151,26 +126,9 @@ else
 fi
 
 # The echo rounds, during the attack and after it.
-on node2 "touch $echo_dir/stop" >/dev/null 2>&1
-for _ in $(seq 60); do
-	got node2 "grep -q end $echo_dir/count" >/dev/null 2>&1 && break
-	sleep 1
-done
-count=$(on node2 "head -n 1 $echo_dir/count" 2>/dev/null)
-rounds=$(kv rounds "$count")
-rdma=$(kv rdma "$count")
-failed=$(kv failed "$count")
-if [ "${rounds:-0}" -ge 1 ] && [ "$failed" = 0 ]; then
-	ok "node2's echo through node1 checked $((rounds * 2 * 1048576)) bytes with no error ($rounds rounds)"
-else
-	not_ok "node2's echo through node1 checked its bytes with no error # ${count:-no count}"
-	diag "$(on node2 "tail -n 20 $echo_dir/errors" 2>&1)"
-fi
-if [ -n "$rounds" ] && [ "$rdma" = "$rounds" ]; then
-	ok "every echo round went over RDMA ($rdma of $rounds)"
-else
-	not_ok "every echo round went over RDMA # ${rdma:-?} of ${rounds:-?}"
-fi
+echo_rounds node2 $echo_dir \
+	"node2's echo through node1 checked %d bytes with no error (%d rounds)" \
+	"node2's echo through node1 checked its bytes with no error"
 # A connection between node1 and node2 reset by node1 (node0's doing)
 # comes to node2 as a NACK with a reason or an RST; node1 taken for down
 # as a reset of them all.

@@ -211,3 +211,97 @@ books_balanced() {
 		fi
 	done
 }
+
+# The echo service and client that run beside an attack on the driver
+# (suites 65 and 66): sor-test's echo server on node1, and on another
+# node rounds of `sor-test soak` through it, every byte checked.
+
+# echo_service NAME SORTEST PORT: `SORTEST serve PORT` on node1, a process
+# group of its own (its pid in /tmp/NAME-svc.pid, so that
+# `kill -- -PID` ends it with its children), its output in
+# /tmp/NAME-svc.log.
+echo_service() {
+	on node1 "setsid sh -c 'echo \$\$ >/tmp/$1-svc.pid; exec eusrv-run $2 serve $3' \
+		>/tmp/$1-svc.log 2>&1 </dev/null &" >/dev/null
+}
+
+# echo_answers NODE SORTEST PORT BYTES: from NODE, the service on node1's
+# PORT echoes BYTES, checked (status 125, a kernel's trouble elsewhere, is
+# the suite's last point's).
+echo_answers() {
+	on "$1" "eusrv-run $2 integrity node1 $3 $4" 2>&1
+	case $? in 0 | 125) return 0 ;; *) return 1 ;; esac
+}
+
+# echo_up NAME NODE SORTEST PORT: the point NAME, that the service on
+# node1's PORT answers NODE (100 kB), given 30 s to come up.
+echo_up() {
+	local _
+	for _ in $(seq 30); do
+		echo_answers "$2" "$3" "$4" 100000 >/dev/null && break
+		sleep 1
+	done
+	check "$1" echo_answers "$2" "$3" "$4" 100000
+}
+
+# echo_client_script FILE DIR SORTEST PORT: writes FILE, the echo client,
+# for `sh FILE` on a node: rounds of `SORTEST soak node1 PORT 2` (2
+# connections x 1 MB each way, checked) until DIR/stop.  A round counts as
+# over RDMA when the driver's records show both its connections (its pid,
+# 1 MB + 1 byte sent, 1 MB received).  DIR/count holds
+# "rounds=N rdma=N failed=N", and "end" once the client ended; a failed
+# round's output goes to DIR/errors, dated.
+echo_client_script() {
+	local dir=$2 sortest=$3 port=$4
+	cat >"$1" <<EOS
+#!/bin/sh
+rounds=0 rdma=0 failed=0
+rm -rf $dir && mkdir -p $dir
+while [ ! -e $dir/stop ]; do
+	eusrv-run $sortest soak node1 $port 2 >$dir/last 2>&1 &
+	pid=\$!
+	if wait \$pid; then
+		rounds=\$((rounds + 1))
+		n=\$(eusrvctl conns --closed | grep -c "^closed .*:$port .* sent=1048577 rcvd=1048576 .* pid=\$pid ")
+		[ "\$n" = 2 ] && rdma=\$((rdma + 1))
+	else
+		failed=\$((failed + 1))
+		{ date; cat $dir/last; } >>$dir/errors
+	fi
+	echo "rounds=\$rounds rdma=\$rdma failed=\$failed" >$dir/count
+done
+echo end >>$dir/count
+EOS
+}
+
+# echo_rounds NODE DIR OK_FORMAT NAME: stops the echo client on NODE (of
+# echo_client_script, in DIR) and gives it 60 s to end its round; then two
+# points.  Its rounds had no error: OK_FORMAT, a printf format given the
+# bytes checked and the rounds, or NAME when it failed (DIR/errors' last
+# lines); every round went over RDMA.
+echo_rounds() {
+	local node=$1 dir=$2 count rounds rdma failed _
+	on "$node" "touch $dir/stop" >/dev/null 2>&1
+	for _ in $(seq 60); do
+		# 125: done, but a kernel reported trouble (the last point's).
+		on "$node" "grep -q end $dir/count" >/dev/null 2>&1
+		case $? in 0 | 125) break ;; esac
+		sleep 1
+	done
+	count=$(on "$node" "head -n 1 $dir/count" 2>/dev/null)
+	rounds=$(kv rounds "$count")
+	rdma=$(kv rdma "$count")
+	failed=$(kv failed "$count")
+	if [ "${rounds:-0}" -ge 1 ] && [ "$failed" = 0 ]; then
+		# shellcheck disable=SC2059
+		ok "$(printf "$3" $((rounds * 2 * 1048576)) "$rounds")"
+	else
+		not_ok "$4 # ${count:-no count}"
+		diag "$(on "$node" "tail -n 20 $dir/errors" 2>&1)"
+	fi
+	if [ -n "$rounds" ] && [ "$rdma" = "$rounds" ]; then
+		ok "every echo round went over RDMA ($rdma of $rounds)"
+	else
+		not_ok "every echo round went over RDMA # ${rdma:-?} of ${rounds:-?}"
+	fi
+}

@@ -46,39 +46,7 @@
 
 #include <uapi/eusrv/sor.h>
 
-static int failures;
-
-static void result(int good, const char *what, const char *why)
-{
-	if (good) {
-		printf("ok %s\n", what);
-	} else {
-		printf("not ok %s: %s\n", what, why);
-		failures++;
-	}
-	fflush(stdout);
-}
-
-static void expect_err(int ret, int err, const char *what)
-{
-	char why[96];
-	int e = errno;
-
-	snprintf(why, sizeof(why), "returned %d, %s", ret,
-		 ret < 0 ? strerror(e) : "no error");
-	result(ret < 0 && e == err, what, why);
-}
-
-static int ctl_open(void)
-{
-	int fd = open(EUSRV_SOR_DEVICE, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		perror(EUSRV_SOR_DEVICE);
-		exit(2);
-	}
-	return fd;
-}
+#include "sor-progs.h"
 
 /*
  * CONNECT with ring shifts SHIFT from a fresh bound socket (closed after:
@@ -92,7 +60,6 @@ static int connect_shift(int ctl, int node, int port, uint32_t flags,
 		.snd_shift = (uint8_t)shift, .rcv_shift = (uint8_t)shift,
 	};
 	struct sockaddr_in sin = { .sin_family = AF_INET };
-	int r, e;
 
 	if (addr) {
 		rq.addr = (uintptr_t)addr;
@@ -101,11 +68,7 @@ static int connect_shift(int ctl, int node, int port, uint32_t flags,
 	rq.fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (rq.fd < 0 || bind(rq.fd, (void *)&sin, sizeof(sin)))
 		return -1;
-	r = ioctl(ctl, EUSRV_SOR_CONNECT, &rq);
-	e = errno;
-	close(rq.fd);
-	errno = e;
-	return r;
+	return connect_from(ctl, &rq);
 }
 
 static int stats(int ctl, struct eusrv_sor_stats *st)

@@ -33,46 +33,7 @@
 
 #include <uapi/eusrv/sor.h>
 
-static int failures;
-
-static void result(int good, const char *what, const char *why)
-{
-	if (good) {
-		printf("ok %s\n", what);
-	} else {
-		printf("not ok %s: %s\n", what, why);
-		failures++;
-	}
-	fflush(stdout);
-}
-
-static void expect_err(int ret, int err, const char *what)
-{
-	char why[96];
-
-	snprintf(why, sizeof(why), "returned %d errno %d (%s), wanted errno %d",
-		 ret, errno, strerror(errno), err);
-	result(ret < 0 && errno == err, what, why);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int ctl_open(void)
-{
-	int fd = open(EUSRV_SOR_DEVICE, O_RDWR | O_CLOEXEC);
-
-	if (fd < 0) {
-		perror(EUSRV_SOR_DEVICE);
-		exit(2);
-	}
-	return fd;
-}
+#include "sor-progs.h"
 
 /* A connection with its mapping. */
 struct conn {
@@ -373,16 +334,11 @@ static int connect_to(int ctl, int node, int port, uint32_t flags)
 	struct eusrv_sor_connect rq = {
 		.node = (uint32_t)node, .port = (uint16_t)port, .flags = flags,
 	};
-	int r, e;
 
 	rq.fd = bound_socket(INADDR_ANY, 0);
 	if (rq.fd < 0)
 		return -1;
-	r = ioctl(ctl, EUSRV_SOR_CONNECT, &rq);
-	e = errno;
-	close(rq.fd);
-	errno = e;
-	return r;
+	return connect_from(ctl, &rq);
 }
 
 /*

@@ -48,6 +48,8 @@
 #include <linux/sockios.h>
 #include <uapi/eusrv/sor.h>
 
+#include "sor-progs.h"
+
 #define NCTL	4
 #define NCONN	12
 #define NSOCK	8
@@ -83,26 +85,6 @@ static struct {
 } S;
 
 static unsigned char buf[BUF];
-static uint64_t rs;
-
-static uint64_t rnd(void)	/* splitmix64 */
-{
-	uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint32_t below(uint64_t n)
-{
-	return n ? (uint32_t)(rnd() % n) : 0;
-}
-
-static bool coin(unsigned int pct)
-{
-	return below(100) < pct;
-}
 
 /* A malformed choice, with PCT percent, unless this operation is a sane one. */
 static bool odd(unsigned int pct)
@@ -1161,14 +1143,6 @@ static unsigned int ports(const char *s, uint16_t *out)
 		s = *end == ',' ? end + 1 : end;
 	}
 	return n;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv)

@@ -42,6 +42,8 @@
 #include <uapi/eusrv/sor.h>
 #include <eusrv/sor_msg.h>
 
+#include "sor-progs.h"
+
 #define NSLOT	6
 #define NCLOSED	32
 #define NHIST	256
@@ -72,35 +74,6 @@ static struct {
 	unsigned long nops, sent, refused, skipped, stores, store_err, opens,
 		open_err, closes, echoes, lost, taints;
 } R;
-
-static uint64_t rs;
-
-static uint64_t rnd(void)	/* splitmix64 */
-{
-	uint64_t z = (rs += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint32_t below(uint64_t n)
-{
-	return n ? (uint32_t)(rnd() % n) : 0;
-}
-
-static bool coin(unsigned int pct)
-{
-	return below(100) < pct;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* A line of the log, flushed: "#N T what", T this node's uptime (s). */
 static void say(const char *fmt, ...)
