@@ -384,7 +384,7 @@ int eusrv_cdma_node_id(void)
 }
 EXPORT_SYMBOL_GPL(eusrv_cdma_node_id);
 
-unsigned int cdma_nodes(void)
+unsigned int eusrv_cdma_nodes(void)
 {
 	unsigned int n;
 
@@ -394,7 +394,7 @@ unsigned int cdma_nodes(void)
 	return n;
 }
 
-int cdma_get_bufs(struct cdma_diag_bufs *b)
+int eusrv_cdma_get_bufs(struct cdma_diag_bufs *b)
 {
 	int ret = -ENODEV;
 
@@ -410,12 +410,12 @@ int cdma_get_bufs(struct cdma_diag_bufs *b)
 	return ret;
 }
 
-void cdma_put_bufs(void)
+void eusrv_cdma_put_bufs(void)
 {
 	up_read(&cdma_bufs_sem);
 }
 
-int cdma_get_stats(struct eusrv_cdma_stats *st)
+int eusrv_cdma_get_stats(struct eusrv_cdma_stats *st)
 {
 	struct cdma_dev *cd;
 
@@ -452,7 +452,7 @@ int cdma_get_stats(struct eusrv_cdma_stats *st)
 	return 0;
 }
 
-void cdma_reset_stats(void)
+void eusrv_cdma_reset_stats(void)
 {
 	unsigned int i;
 
@@ -625,13 +625,13 @@ static struct platform_driver cdma_driver = {
 
 static int __init cdma_init(void)
 {
-	int ret = cdma_diag_init();
+	int ret = eusrv_cdma_diag_init();
 
 	if (ret)
 		return ret;
 	ret = platform_driver_register(&cdma_driver);
 	if (ret)
-		cdma_diag_exit();
+		eusrv_cdma_diag_exit();
 	return ret;
 }
 module_init(cdma_init);
@@ -639,7 +639,7 @@ module_init(cdma_init);
 static void __exit cdma_exit(void)
 {
 	platform_driver_unregister(&cdma_driver);
-	cdma_diag_exit();
+	eusrv_cdma_diag_exit();
 }
 module_exit(cdma_exit);
 

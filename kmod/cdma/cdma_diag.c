@@ -132,7 +132,7 @@ static void cdma_diag_send(unsigned int node, unsigned int conn, u64 payload)
 static void cdma_diag_rx_fn(struct work_struct *work)
 {
 	struct cdma_diag_bufs bufs;
-	bool have_bufs = !cdma_get_bufs(&bufs);
+	bool have_bufs = !eusrv_cdma_get_bufs(&bufs);
 	unsigned int src, s;
 
 	for (src = 0; src < EUSRV_MAX_NODES; src++) {
@@ -172,7 +172,7 @@ static void cdma_diag_rx_fn(struct work_struct *work)
 		}
 	}
 	if (have_bufs)
-		cdma_put_bufs();
+		eusrv_cdma_put_bufs();
 }
 
 static DECLARE_WORK(cdma_diag_rx_work, cdma_diag_rx_fn);
@@ -400,7 +400,7 @@ static int cdma_diag_copy(struct eusrv_cdma_copy *c)
 	    c->count > EUSRV_CDMA_DIAG_MAX_COUNT || c->flags & ~EUSRV_CDMA_DIAG_F_ALL ||
 	    c->timeout_ms > EUSRV_CDMA_DIAG_MAX_TIMEOUT_MS)
 		return -EINVAL;
-	nodes = cdma_nodes();
+	nodes = eusrv_cdma_nodes();
 	if (!nodes)
 		return -ENODEV;
 	if (c->node >= nodes)
@@ -410,11 +410,11 @@ static int cdma_diag_copy(struct eusrv_cdma_copy *c)
 		return self;
 	if (mutex_lock_interruptible(&cdma_diag_run_lock))
 		return -EINTR;
-	ret = cdma_get_bufs(&b);
+	ret = eusrv_cdma_get_bufs(&b);
 	if (!ret) {
 		cdma_diag_new_run(c->node);
 		ret = cdma_diag_copy_run(c, &b, self, cdma_diag_timeout(c->timeout_ms));
-		cdma_put_bufs();
+		eusrv_cdma_put_bufs();
 	}
 	mutex_unlock(&cdma_diag_run_lock);
 	return cdma_diag_no_restart(ret);
@@ -440,7 +440,7 @@ static int cdma_diag_badaddr(struct eusrv_cdma_badaddr *a)
 		kfree(st);
 		return -EINTR;
 	}
-	ret = cdma_get_bufs(&b);
+	ret = eusrv_cdma_get_bufs(&b);
 	if (!ret) {
 		struct eusrv_cdma_xfer x = {
 			.nr_ext = 1,
@@ -467,13 +467,13 @@ static int cdma_diag_badaddr(struct eusrv_cdma_badaddr *a)
 					     READ_ONCE(cdma_diag_done), timeout);
 			eusrv_cdma_sync(&cdma_diag_bad_ctx);
 		}
-		cdma_put_bufs();
+		eusrv_cdma_put_bufs();
 	}
 	spin_lock_irq(&cdma_diag_tx_lock);
 	a->error = cdma_diag_bad_done ? cdma_diag_bad_err : 0;
 	spin_unlock_irq(&cdma_diag_tx_lock);
 	mutex_unlock(&cdma_diag_run_lock);
-	if (!cdma_get_stats(st))
+	if (!eusrv_cdma_get_stats(st))
 		a->resets = (u32)st->resets;
 	kfree(st);
 	return cdma_diag_no_restart(ret);
@@ -488,7 +488,7 @@ static int cdma_diag_stats(struct eusrv_cdma_stats __user *ust)
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	ret = cdma_get_stats(st);
+	ret = eusrv_cdma_get_stats(st);
 	if (!ret) {
 		spin_lock_irq(&cdma_diag_rx_lock);
 		for (i = 0; i < EUSRV_MAX_NODES; i++) {
@@ -515,7 +515,7 @@ static void cdma_diag_reset(void)
 	spin_unlock_irq(&cdma_diag_rx_lock);
 	atomic64_set(&cdma_diag_stale, 0);
 	atomic64_set(&cdma_diag_rx_unsent, 0);
-	cdma_reset_stats();
+	eusrv_cdma_reset_stats();
 }
 
 static long cdma_diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -575,7 +575,7 @@ static struct miscdevice cdma_diag_dev = {
 	.mode = 0600,
 };
 
-int cdma_diag_init(void)
+int eusrv_cdma_diag_init(void)
 {
 	int ret = eusrv_mbox_register(EUSRV_MSG_T_CDMA_DIAG, &cdma_diag_handler);
 
@@ -592,7 +592,7 @@ int cdma_diag_init(void)
 	return ret;
 }
 
-void cdma_diag_exit(void)
+void eusrv_cdma_diag_exit(void)
 {
 	misc_deregister(&cdma_diag_dev);
 	eusrv_mbox_unregister(EUSRV_MSG_T_CDMA_DIAG);

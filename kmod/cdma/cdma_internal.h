@@ -22,18 +22,18 @@ struct cdma_diag_bufs {
 #define CDMA_DIAG_RX_SIZE	(CDMA_DIAG_SLOTS * CDMA_DIAG_SLOT_SIZE)
 
 /* Fill the engine's and the driver's counters; -ENODEV without an engine. */
-int cdma_get_stats(struct eusrv_cdma_stats *st);
-void cdma_reset_stats(void);
+int eusrv_cdma_get_stats(struct eusrv_cdma_stats *st);
+void eusrv_cdma_reset_stats(void);
 /*
  * The bound engine's diagnostic buffers, valid until the matching
- * cdma_put_bufs(); -ENODEV without an engine or buffers.
+ * eusrv_cdma_put_bufs(); -ENODEV without an engine or buffers.
  */
-int cdma_get_bufs(struct cdma_diag_bufs *b);
-void cdma_put_bufs(void);
+int eusrv_cdma_get_bufs(struct cdma_diag_bufs *b);
+void eusrv_cdma_put_bufs(void);
 /* Nodes on the board, or 0 without an engine. */
-unsigned int cdma_nodes(void);
+unsigned int eusrv_cdma_nodes(void);
 
-int cdma_diag_init(void);
-void cdma_diag_exit(void);
+int eusrv_cdma_diag_init(void);
+void eusrv_cdma_diag_exit(void);
 
 #endif /* EUSRV_CDMA_INTERNAL_H */

@@ -76,7 +76,7 @@ enum eth_cnt {
 	ETH_NR_CNT
 };
 
-extern const char *const eth_cnt_names[ETH_NR_CNT];
+extern const char *const eusrv_eth_cnt_names[ETH_NR_CNT];
 
 /* One DMA channel's register block and its interrupt. */
 struct eth_chan {
@@ -173,7 +173,7 @@ static inline void eth_mac_wr(struct eth_port *p, u32 off, u32 val)
 	writel(val, p->mac + off);
 }
 
-u64 eth_mac_rd64(struct eth_port *p, u32 off);
+u64 eusrv_eth_mac_rd64(struct eth_port *p, u32 off);
 
 static inline u32 eth_dma_rd(struct eth_port *p, u32 off)
 {
@@ -186,51 +186,51 @@ static inline void eth_dma_wr(struct eth_port *p, u32 off, u32 val)
 }
 
 /* eth_dma.c */
-int eth_rings_alloc(struct eth_port *p);
-void eth_rings_free(struct eth_port *p);
-int eth_dma_reset(struct eth_port *p);
-void eth_dma_start(struct eth_port *p);
-void eth_dma_set_coal(struct eth_port *p, enum eth_ch ch, u32 coal);
-void eth_dma_irq_mask(struct eth_chan *c, bool mask);
-void eth_write_tail(struct eth_port *p, enum eth_ch ch, u64 ga);
-void eth_reset_work(struct work_struct *work);
-void eth_schedule_reset(struct eth_port *p);
+int eusrv_eth_rings_alloc(struct eth_port *p);
+void eusrv_eth_rings_free(struct eth_port *p);
+int eusrv_eth_dma_reset(struct eth_port *p);
+void eusrv_eth_dma_start(struct eth_port *p);
+void eusrv_eth_dma_set_coal(struct eth_port *p, enum eth_ch ch, u32 coal);
+void eusrv_eth_dma_irq_mask(struct eth_chan *c, bool mask);
+void eusrv_eth_write_tail(struct eth_port *p, enum eth_ch ch, u64 ga);
+void eusrv_eth_reset_work(struct work_struct *work);
+void eusrv_eth_schedule_reset(struct eth_port *p);
 
 /* eth_txrx.c */
-netdev_tx_t eth_start_xmit(struct sk_buff *skb, struct net_device *ndev);
-int eth_poll(struct napi_struct *napi, int budget);
-irqreturn_t eth_dma_irq(int irq, void *data);
-int eth_rx_fill(struct eth_port *p, bool napi);
-void eth_rx_drain(struct eth_port *p);
-void eth_tx_drain(struct eth_port *p);
-u32 eth_rx_buf_len(u32 mtu);
+netdev_tx_t eusrv_eth_start_xmit(struct sk_buff *skb, struct net_device *ndev);
+int eusrv_eth_poll(struct napi_struct *napi, int budget);
+irqreturn_t eusrv_eth_dma_irq(int irq, void *data);
+int eusrv_eth_rx_fill(struct eth_port *p, bool napi);
+void eusrv_eth_rx_drain(struct eth_port *p);
+void eusrv_eth_tx_drain(struct eth_port *p);
+u32 eusrv_eth_rx_buf_len(u32 mtu);
 
 /* eth_mac.c */
-int eth_mdio_register(struct eth_port *p);
-int eth_phy_connect(struct eth_port *p);
-void eth_phy_disconnect(struct eth_port *p);
-int eth_phy_read(struct eth_port *p, int devad, u16 reg);
-int eth_phy_write(struct eth_port *p, int devad, u16 reg, u16 val);
-void eth_mac_write(struct eth_port *p, u32 off, u32 val);
-void eth_mac_set_addr(struct eth_port *p, const u8 *addr);
-void eth_mac_update_ctrl(struct eth_port *p);
-void eth_mac_disable(struct eth_port *p);
-void eth_link_start(struct eth_port *p);
-void eth_link_stop(struct eth_port *p);
-irqreturn_t eth_mac_irq(int irq, void *data);
-int eth_phy_reset(struct eth_port *p);
+int eusrv_eth_mdio_register(struct eth_port *p);
+int eusrv_eth_phy_connect(struct eth_port *p);
+void eusrv_eth_phy_disconnect(struct eth_port *p);
+int eusrv_eth_phy_read(struct eth_port *p, int devad, u16 reg);
+int eusrv_eth_phy_write(struct eth_port *p, int devad, u16 reg, u16 val);
+void eusrv_eth_mac_write(struct eth_port *p, u32 off, u32 val);
+void eusrv_eth_mac_set_addr(struct eth_port *p, const u8 *addr);
+void eusrv_eth_mac_update_ctrl(struct eth_port *p);
+void eusrv_eth_mac_disable(struct eth_port *p);
+void eusrv_eth_link_start(struct eth_port *p);
+void eusrv_eth_link_stop(struct eth_port *p);
+irqreturn_t eusrv_eth_mac_irq(int irq, void *data);
+int eusrv_eth_phy_reset(struct eth_port *p);
 
 /* eth_ethtool.c */
-extern const struct ethtool_ops eth_ethtool_ops;
+extern const struct ethtool_ops eusrv_eth_ethtool_ops;
 
 /* eth_procfs.c */
-int eth_procfs_init(void);
-void eth_procfs_exit(void);
-int eth_procfs_add(struct eth_port *p);
-void eth_procfs_remove(struct eth_port *p);
+int eusrv_eth_procfs_init(void);
+void eusrv_eth_procfs_exit(void);
+int eusrv_eth_procfs_add(struct eth_port *p);
+void eusrv_eth_procfs_remove(struct eth_port *p);
 
 /* eth_main.c: stop and reopen a running interface around a change. */
-int eth_reopen(struct net_device *ndev, int (*change)(struct eth_port *p, void *arg),
-	       void *arg);
+int eusrv_eth_reopen(struct net_device *ndev,
+		     int (*change)(struct eth_port *p, void *arg), void *arg);
 
 #endif /* EUSRV_ETH_H */

@@ -28,7 +28,7 @@ static void eth_write_ptr(struct eth_port *p, u32 off, u64 ga)
 	eth_dma_wr(p, off, lower_32_bits(ga));
 }
 
-void eth_write_tail(struct eth_port *p, enum eth_ch ch, u64 ga)
+void eusrv_eth_write_tail(struct eth_port *p, enum eth_ch ch, u64 ga)
 {
 	struct eth_chan *c = &p->ch[ch];
 
@@ -55,7 +55,7 @@ static void eth_cr_write(struct eth_port *p, struct eth_chan *c)
 }
 
 /* IOC and delay interrupts off (NAPI scheduled) or on again (NAPI done). */
-void eth_dma_irq_mask(struct eth_chan *c, bool mask)
+void eusrv_eth_dma_irq_mask(struct eth_chan *c, bool mask)
 {
 	struct eth_port *p = c->priv;
 	unsigned long flags;
@@ -70,7 +70,7 @@ void eth_dma_irq_mask(struct eth_chan *c, bool mask)
 }
 
 /* New coalescing fields; live if the channel runs. */
-void eth_dma_set_coal(struct eth_port *p, enum eth_ch ch, u32 coal)
+void eusrv_eth_dma_set_coal(struct eth_port *p, enum eth_ch ch, u32 coal)
 {
 	struct eth_chan *c = &p->ch[ch];
 	unsigned long flags;
@@ -87,7 +87,7 @@ void eth_dma_set_coal(struct eth_port *p, enum eth_ch ch, u32 coal)
  * flight and rewrites DMACR, CURDESC and TAILDESC; nothing is written
  * until DMACR.Reset reads 0 again.
  */
-int eth_dma_reset(struct eth_port *p)
+int eusrv_eth_dma_reset(struct eth_port *p)
 {
 	u32 cr = 0;
 	int ret, i;
@@ -111,7 +111,7 @@ int eth_dma_reset(struct eth_port *p)
  * Start both channels at their rings' tails (CURDESC, then DMACR.RS) and
  * hand over what the rings hold.  After a reset, p->lock held.
  */
-void eth_dma_start(struct eth_port *p)
+void eusrv_eth_dma_start(struct eth_port *p)
 {
 	unsigned long flags;
 	int i;
@@ -127,9 +127,9 @@ void eth_dma_start(struct eth_port *p)
 	}
 	spin_unlock_irqrestore(&p->cr_lock, flags);
 	if (p->rx.head != p->rx.tail)
-		eth_write_tail(p, ETH_RX, eth_ring_desc_ga(&p->rx, p->rx.head - 1));
+		eusrv_eth_write_tail(p, ETH_RX, eth_ring_desc_ga(&p->rx, p->rx.head - 1));
 	if (p->tx.head != p->tx.tail)
-		eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, p->tx.head - 1));
+		eusrv_eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, p->tx.head - 1));
 }
 
 static void *eth_desc_alloc(struct eth_port *p, u32 n, dma_addr_t *dma)
@@ -146,7 +146,7 @@ static void *eth_desc_alloc(struct eth_port *p, u32 n, dma_addr_t *dma)
 }
 
 /* Both rings at their configured sizes, the RX ring filled; p->lock held. */
-int eth_rings_alloc(struct eth_port *p)
+int eusrv_eth_rings_alloc(struct eth_port *p)
 {
 	struct eusrv_axidma_desc *txd, *rxd;
 
@@ -171,22 +171,22 @@ int eth_rings_alloc(struct eth_port *p)
 		      p->tx_ring_size);
 	eth_ring_init(&p->rx, rxd, EUSRV_GA(p->node_id, p->rx_desc_dma),
 		      p->rx_ring_size);
-	p->rx_buf_len = eth_rx_buf_len(p->ndev->mtu);
+	p->rx_buf_len = eusrv_eth_rx_buf_len(p->ndev->mtu);
 	p->rx_skip = false;
-	if (!eth_rx_fill(p, false)) {
-		eth_rings_free(p);
+	if (!eusrv_eth_rx_fill(p, false)) {
+		eusrv_eth_rings_free(p);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
 /* Everything the rings hold freed; the engine is reset.  p->lock held. */
-void eth_rings_free(struct eth_port *p)
+void eusrv_eth_rings_free(struct eth_port *p)
 {
 	if (!p->tx.desc)
 		return;
-	eth_tx_drain(p);
-	eth_rx_drain(p);
+	eusrv_eth_tx_drain(p);
+	eusrv_eth_rx_drain(p);
 	dma_free_coherent(p->dev, p->tx.size * sizeof(struct eusrv_axidma_desc),
 			  p->tx.desc, p->tx_desc_dma);
 	dma_free_coherent(p->dev, p->rx.size * sizeof(struct eusrv_axidma_desc),
@@ -199,7 +199,7 @@ void eth_rings_free(struct eth_port *p)
 	p->rx_buf = NULL;
 }
 
-void eth_schedule_reset(struct eth_port *p)
+void eusrv_eth_schedule_reset(struct eth_port *p)
 {
 	if (READ_ONCE(p->up))
 		schedule_work(&p->reset_work);
@@ -210,7 +210,7 @@ void eth_schedule_reset(struct eth_port *p)
  * timed out).  Stop the data path, reset the engine, drop what was in
  * flight, rebuild both rings and start again.
  */
-void eth_reset_work(struct work_struct *work)
+void eusrv_eth_reset_work(struct work_struct *work)
 {
 	struct eth_port *p = container_of(work, struct eth_port, reset_work);
 	struct net_device *ndev = p->ndev;
@@ -228,7 +228,7 @@ void eth_reset_work(struct work_struct *work)
 		disable_irq(p->ch[i].irq);
 	napi_disable(&p->napi);
 
-	if (eth_dma_reset(p)) {
+	if (eusrv_eth_dma_reset(p)) {
 		/*
 		 * The engine does not come out of reset: leave the queue
 		 * stopped; the transmit watchdog tries again.
@@ -238,18 +238,18 @@ void eth_reset_work(struct work_struct *work)
 			enable_irq(p->ch[i].irq);
 		goto out;
 	}
-	eth_tx_drain(p);
-	eth_rx_drain(p);
+	eusrv_eth_tx_drain(p);
+	eusrv_eth_rx_drain(p);
 	eth_ring_init(&p->tx, p->tx.desc, p->tx.ga, p->tx.size);
 	eth_ring_init(&p->rx, p->rx.desc, p->rx.ga, p->rx.size);
 	p->rx_skip = false;
-	eth_rx_fill(p, false);
+	eusrv_eth_rx_fill(p, false);
 	eth_count(p, ETH_C_DMA_RESETS);
 
 	napi_enable(&p->napi);
 	for (i = 0; i < ETH_NR_CH; i++)
 		enable_irq(p->ch[i].irq);
-	eth_dma_start(p);
+	eusrv_eth_dma_start(p);
 	netif_tx_wake_all_queues(ndev);
 	/* Frames that arrived while the interrupts were off. */
 	local_bh_disable();

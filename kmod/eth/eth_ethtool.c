@@ -31,7 +31,7 @@
 #define ETH_LINK_MODE_10GSR	ETH_PASTE(ETHTOOL_LINK_MODE_, 10000base, SR_, F, ull_BIT)
 #define ETH_PASTE(a, b, c, d, e)	a ## b ## c ## d ## e
 
-const char *const eth_cnt_names[ETH_NR_CNT] = {
+const char *const eusrv_eth_cnt_names[ETH_NR_CNT] = {
 	[ETH_C_TX_BUSY] = "tx_ring_full",
 	[ETH_C_TX_MAP_ERR] = "tx_map_errors",
 	[ETH_C_TX_CSUM] = "tx_csum_offload",
@@ -103,7 +103,7 @@ static void eth_get_strings(struct net_device *ndev, u32 sset, u8 *data)
 	if (sset != ETH_SS_STATS)
 		return;
 	for (i = 0; i < ETH_NR_CNT; i++)
-		ethtool_sprintf(&data, "%s", eth_cnt_names[i]);
+		ethtool_sprintf(&data, "%s", eusrv_eth_cnt_names[i]);
 	for (i = 0; i < EUSRV_MAC_STATS_COUNT; i++)
 		ethtool_sprintf(&data, "%s", eth_mac_cnt_names[i]);
 }
@@ -117,7 +117,7 @@ static void eth_get_ethtool_stats(struct net_device *ndev, struct ethtool_stats 
 	for (i = 0; i < ETH_NR_CNT; i++)
 		*data++ = atomic64_read(&p->cnt[i]);
 	for (i = 0; i < EUSRV_MAC_STATS_COUNT; i++)
-		*data++ = eth_mac_rd64(p, EUSRV_MAC_STATS_PORT + 8 * i);
+		*data++ = eusrv_eth_mac_rd64(p, EUSRV_MAC_STATS_PORT + 8 * i);
 }
 
 static int eth_get_coalesce(struct net_device *ndev, struct ethtool_coalesce *ec,
@@ -146,8 +146,8 @@ static int eth_set_coalesce(struct net_device *ndev, struct ethtool_coalesce *ec
 		return -EINVAL;
 	}
 	mutex_lock(&p->lock);
-	eth_dma_set_coal(p, ETH_RX, rx);
-	eth_dma_set_coal(p, ETH_TX, tx);
+	eusrv_eth_dma_set_coal(p, ETH_RX, rx);
+	eusrv_eth_dma_set_coal(p, ETH_TX, tx);
 	mutex_unlock(&p->lock);
 	return 0;
 }
@@ -188,7 +188,7 @@ static int eth_set_ringparam(struct net_device *ndev, struct ethtool_ringparam *
 	}
 	if (sz[0] == p->rx_ring_size && sz[1] == p->tx_ring_size)
 		return 0;
-	return eth_reopen(ndev, eth_set_rings, sz);
+	return eusrv_eth_reopen(ndev, eth_set_rings, sz);
 }
 
 /*
@@ -232,10 +232,10 @@ static int eth_set_link_ksettings(struct net_device *ndev,
 
 static int eth_nway_reset(struct net_device *ndev)
 {
-	return eth_phy_reset(netdev_priv(ndev));
+	return eusrv_eth_phy_reset(netdev_priv(ndev));
 }
 
-const struct ethtool_ops eth_ethtool_ops = {
+const struct ethtool_ops eusrv_eth_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
 				     ETHTOOL_COALESCE_MAX_FRAMES,
 	.get_drvinfo = eth_get_drvinfo,

@@ -24,13 +24,13 @@
 
 #include "eth.h"
 
-u64 eth_mac_rd64(struct eth_port *p, u32 off)
+u64 eusrv_eth_mac_rd64(struct eth_port *p, u32 off)
 {
 	return readq(p->mac + off);
 }
 
 /* A node-written MAC register; the kick is harmless and makes it prompt. */
-void eth_mac_write(struct eth_port *p, u32 off, u32 val)
+void eusrv_eth_mac_write(struct eth_port *p, u32 off, u32 val)
 {
 	eth_mac_wr(p, off, val);
 	eth_kick(p, p->mac_kick_val);
@@ -108,7 +108,7 @@ static int eth_mdio_write(struct mii_bus *bus, int addr, int regnum, u16 val)
  * address scanned costs some sixty MDIO commands.  The scan reads the
  * PHY's clause-45 identifiers and registers it as a phy_device.
  */
-int eth_mdio_register(struct eth_port *p)
+int eusrv_eth_mdio_register(struct eth_port *p)
 {
 	struct mii_bus *bus;
 	int ret;
@@ -135,26 +135,26 @@ int eth_mdio_register(struct eth_port *p)
 }
 
 /* A PHY register (procfs), through the bus: serialised with phylib's accesses. */
-int eth_phy_read(struct eth_port *p, int devad, u16 reg)
+int eusrv_eth_phy_read(struct eth_port *p, int devad, u16 reg)
 {
 	return mdiobus_c45_read(p->mii, p->phydev->mdio.addr, devad, reg);
 }
 
-int eth_phy_write(struct eth_port *p, int devad, u16 reg, u16 val)
+int eusrv_eth_phy_write(struct eth_port *p, int devad, u16 reg, u16 val)
 {
 	return mdiobus_c45_write(p->mii, p->phydev->mdio.addr, devad, reg, val);
 }
 
 /* PMA/PMD reset (ethtool -r): the PHY takes the link down for a moment. */
-int eth_phy_reset(struct eth_port *p)
+int eusrv_eth_phy_reset(struct eth_port *p)
 {
 	return phy_set_bits_mmd(p->phydev, MDIO_MMD_PMAPMD, MDIO_CTRL1, MDIO_CTRL1_RESET);
 }
 
-void eth_mac_set_addr(struct eth_port *p, const u8 *a)
+void eusrv_eth_mac_set_addr(struct eth_port *p, const u8 *a)
 {
 	eth_mac_wr(p, EUSRV_MAC_ADDR_LO, a[0] | a[1] << 8 | a[2] << 16 | (u32)a[3] << 24);
-	eth_mac_write(p, EUSRV_MAC_ADDR_HI, a[4] | a[5] << 8);
+	eusrv_eth_mac_write(p, EUSRV_MAC_ADDR_HI, a[4] | a[5] << 8);
 }
 
 /*
@@ -162,7 +162,7 @@ void eth_mac_set_addr(struct eth_port *p, const u8 *a)
  * features ask for, promiscuous and all-multicast from its flags (the MAC
  * has no multicast filter, so any multicast address means all of them).
  */
-void eth_mac_update_ctrl(struct eth_port *p)
+void eusrv_eth_mac_update_ctrl(struct eth_port *p)
 {
 	struct net_device *ndev = p->ndev;
 	u32 ctrl = 0;
@@ -178,12 +178,12 @@ void eth_mac_update_ctrl(struct eth_port *p)
 		if ((ndev->flags & IFF_ALLMULTI) || !netdev_mc_empty(ndev))
 			ctrl |= EUSRV_MAC_CTRL_ALLMULTI;
 	}
-	eth_mac_write(p, EUSRV_MAC_CTRL, ctrl);
+	eusrv_eth_mac_write(p, EUSRV_MAC_CTRL, ctrl);
 }
 
-void eth_mac_disable(struct eth_port *p)
+void eusrv_eth_mac_disable(struct eth_port *p)
 {
-	eth_mac_write(p, EUSRV_MAC_CTRL, 0);
+	eusrv_eth_mac_write(p, EUSRV_MAC_CTRL, 0);
 }
 
 /* phylib calls this on every link change, after setting the carrier. */
@@ -199,7 +199,7 @@ static void eth_adjust_link(struct net_device *ndev)
  * Attach the PHY to the registered netdev (the sysfs links phydev and
  * attached_dev need it registered).  The MAC talks XGMII to the PHY.
  */
-int eth_phy_connect(struct eth_port *p)
+int eusrv_eth_phy_connect(struct eth_port *p)
 {
 	int ret;
 
@@ -215,13 +215,13 @@ int eth_phy_connect(struct eth_port *p)
 }
 
 /* Before the netdev leaves sysfs (ndo_uninit), so the links go with it. */
-void eth_phy_disconnect(struct eth_port *p)
+void eusrv_eth_phy_disconnect(struct eth_port *p)
 {
 	if (p->ndev->phydev)
 		phy_disconnect(p->phydev);
 }
 
-irqreturn_t eth_mac_irq(int irq, void *data)
+irqreturn_t eusrv_eth_mac_irq(int irq, void *data)
 {
 	struct eth_port *p = data;
 	u32 sr = eth_mac_rd(p, EUSRV_MAC_SR) & EUSRV_MAC_SR_ALL;
@@ -238,14 +238,14 @@ irqreturn_t eth_mac_irq(int irq, void *data)
 }
 
 /* phylib takes the link from here on: carrier, polling, link interrupts. */
-void eth_link_start(struct eth_port *p)
+void eusrv_eth_link_start(struct eth_port *p)
 {
 	phy_start(p->phydev);
 	WRITE_ONCE(p->link_irq_on, true);
 }
 
 /* The carrier goes off with phy_stop(). */
-void eth_link_stop(struct eth_port *p)
+void eusrv_eth_link_stop(struct eth_port *p)
 {
 	WRITE_ONCE(p->link_irq_on, false);
 	synchronize_irq(p->mac_irq);

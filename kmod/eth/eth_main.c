@@ -43,7 +43,7 @@ static int eth_request_irqs(struct eth_port *p)
 
 		snprintf(c->irq_name, sizeof(c->irq_name), "%s-%s", p->ndev->name,
 			 i == ETH_TX ? "tx" : "rx");
-		ret = request_irq(c->irq, eth_dma_irq, 0, c->irq_name, c);
+		ret = request_irq(c->irq, eusrv_eth_dma_irq, 0, c->irq_name, c);
 		if (ret) {
 			netdev_err(p->ndev, "cannot get IRQ %d: %d\n", c->irq, ret);
 			while (i--)
@@ -68,10 +68,10 @@ static int eth_open(struct net_device *ndev)
 	int ret;
 
 	mutex_lock(&p->lock);
-	ret = eth_dma_reset(p);
+	ret = eusrv_eth_dma_reset(p);
 	if (ret)
 		goto unlock;
-	ret = eth_rings_alloc(p);
+	ret = eusrv_eth_rings_alloc(p);
 	if (ret)
 		goto unlock;
 	ret = eth_request_irqs(p);
@@ -79,18 +79,18 @@ static int eth_open(struct net_device *ndev)
 		goto free_rings;
 	napi_enable(&p->napi);
 	WRITE_ONCE(p->up, true);
-	eth_dma_start(p);
+	eusrv_eth_dma_start(p);
 	mutex_unlock(&p->lock);
 
 	eth_mac_wr(p, EUSRV_MAC_MTU, ndev->mtu);
-	eth_mac_set_addr(p, ndev->dev_addr);
-	eth_mac_update_ctrl(p);
-	eth_link_start(p);
+	eusrv_eth_mac_set_addr(p, ndev->dev_addr);
+	eusrv_eth_mac_update_ctrl(p);
+	eusrv_eth_link_start(p);
 	netif_start_queue(ndev);
 	return 0;
 
 free_rings:
-	eth_rings_free(p);
+	eusrv_eth_rings_free(p);
 unlock:
 	mutex_unlock(&p->lock);
 	return ret;
@@ -104,20 +104,20 @@ static int eth_stop(struct net_device *ndev)
 	if (!p->tx.desc)
 		return 0;
 	netif_tx_disable(ndev);
-	eth_link_stop(p);
+	eusrv_eth_link_stop(p);
 	mutex_lock(&p->lock);
 	WRITE_ONCE(p->up, false);
 	mutex_unlock(&p->lock);
 	/* The reset task sees !up from now on and does nothing. */
 	cancel_work_sync(&p->reset_work);
-	eth_mac_update_ctrl(p);
+	eusrv_eth_mac_update_ctrl(p);
 
 	mutex_lock(&p->lock);
 	eth_free_irqs(p);
 	napi_disable(&p->napi);
 	/* The engine lets go of the rings before they are freed. */
-	eth_dma_reset(p);
-	eth_rings_free(p);
+	eusrv_eth_dma_reset(p);
+	eusrv_eth_rings_free(p);
 	mutex_unlock(&p->lock);
 	return 0;
 }
@@ -126,8 +126,8 @@ static int eth_stop(struct net_device *ndev)
  * Run CHANGE with the interface stopped if it is running, then start it
  * again: ring sizes and the receive buffers' size only apply at open.
  */
-int eth_reopen(struct net_device *ndev, int (*change)(struct eth_port *p, void *arg),
-	       void *arg)
+int eusrv_eth_reopen(struct net_device *ndev,
+		     int (*change)(struct eth_port *p, void *arg), void *arg)
 {
 	struct eth_port *p = netdev_priv(ndev);
 	bool running = netif_running(ndev);
@@ -153,13 +153,13 @@ int eth_reopen(struct net_device *ndev, int (*change)(struct eth_port *p, void *
 static int eth_set_mtu(struct eth_port *p, void *arg)
 {
 	p->ndev->mtu = *(int *)arg;
-	eth_mac_write(p, EUSRV_MAC_MTU, p->ndev->mtu);
+	eusrv_eth_mac_write(p, EUSRV_MAC_MTU, p->ndev->mtu);
 	return 0;
 }
 
 static int eth_change_mtu(struct net_device *ndev, int mtu)
 {
-	return eth_reopen(ndev, eth_set_mtu, &mtu);
+	return eusrv_eth_reopen(ndev, eth_set_mtu, &mtu);
 }
 
 static int eth_set_mac_address(struct net_device *ndev, void *addr)
@@ -168,13 +168,13 @@ static int eth_set_mac_address(struct net_device *ndev, void *addr)
 	int ret = eth_mac_addr(ndev, addr);
 
 	if (!ret)
-		eth_mac_set_addr(p, ndev->dev_addr);
+		eusrv_eth_mac_set_addr(p, ndev->dev_addr);
 	return ret;
 }
 
 static void eth_set_rx_mode(struct net_device *ndev)
 {
-	eth_mac_update_ctrl(netdev_priv(ndev));
+	eusrv_eth_mac_update_ctrl(netdev_priv(ndev));
 }
 
 static int eth_set_features(struct net_device *ndev, netdev_features_t features)
@@ -183,7 +183,7 @@ static int eth_set_features(struct net_device *ndev, netdev_features_t features)
 
 	/* CTRL follows ndev->features, which the core sets after this returns. */
 	ndev->features = features;
-	eth_mac_update_ctrl(p);
+	eusrv_eth_mac_update_ctrl(p);
 	return 0;
 }
 
@@ -194,7 +194,7 @@ static void eth_tx_timeout(struct net_device *ndev, unsigned int txqueue)
 	netdev_warn(ndev, "transmit timed out (MM2S DMASR %#x)\n",
 		    eth_dma_rd(p, EUSRV_AXIDMA_MM2S + EUSRV_AXIDMA_SR));
 	eth_count(p, ETH_C_TX_TIMEOUT);
-	eth_schedule_reset(p);
+	eusrv_eth_schedule_reset(p);
 }
 
 static void eth_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 *s)
@@ -216,21 +216,21 @@ static void eth_get_stats64(struct net_device *ndev, struct rtnl_link_stats64 *s
 	s->rx_length_errors = atomic64_read(&p->cnt[ETH_C_RX_PART]) +
 			      atomic64_read(&p->cnt[ETH_C_RX_BAD_LEN]);
 	/* Frames the MAC could not deliver for want of a free descriptor. */
-	s->rx_missed_errors = eth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_NODESC);
-	s->multicast = eth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_MCAST);
+	s->rx_missed_errors = eusrv_eth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_NODESC);
+	s->multicast = eusrv_eth_mac_rd64(p, EUSRV_MAC_STATS_PORT + EUSRV_MAC_RX_MCAST);
 }
 
 /* unregister_netdev(): stopped, still in sysfs. */
 static void eth_uninit(struct net_device *ndev)
 {
-	eth_phy_disconnect(netdev_priv(ndev));
+	eusrv_eth_phy_disconnect(netdev_priv(ndev));
 }
 
 static const struct net_device_ops eth_netdev_ops = {
 	.ndo_uninit = eth_uninit,
 	.ndo_open = eth_open,
 	.ndo_stop = eth_stop,
-	.ndo_start_xmit = eth_start_xmit,
+	.ndo_start_xmit = eusrv_eth_start_xmit,
 	.ndo_change_mtu = eth_change_mtu,
 	.ndo_set_mac_address = eth_set_mac_address,
 	.ndo_validate_addr = eth_validate_addr,
@@ -343,7 +343,7 @@ static int eth_probe(struct platform_device *pdev)
 	mutex_init(&p->lock);
 	spin_lock_init(&p->cr_lock);
 	u64_stats_init(&p->syncp);
-	INIT_WORK(&p->reset_work, eth_reset_work);
+	INIT_WORK(&p->reset_work, eusrv_eth_reset_work);
 	platform_set_drvdata(pdev, p);
 
 	ret = eth_node_id(p);
@@ -395,21 +395,21 @@ static int eth_probe(struct platform_device *pdev)
 		dev_warn(dev, "no usable local-mac-address: random %pM\n", ndev->dev_addr);
 	}
 	ndev->netdev_ops = &eth_netdev_ops;
-	ndev->ethtool_ops = &eth_ethtool_ops;
+	ndev->ethtool_ops = &eusrv_eth_ethtool_ops;
 	ndev->watchdog_timeo = 5 * HZ;
 	ndev->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
 			    NETIF_F_RXCSUM;
 	ndev->features = ndev->hw_features | NETIF_F_HIGHDMA;
-	netif_napi_add_weight(ndev, &p->napi, eth_poll, ETH_NAPI_WEIGHT);
+	netif_napi_add_weight(ndev, &p->napi, eusrv_eth_poll, ETH_NAPI_WEIGHT);
 	/* The port stays disabled until the interface goes up. */
-	eth_mac_disable(p);
+	eusrv_eth_mac_disable(p);
 	netif_carrier_off(ndev);
 
 	/* The PHY's bus before the interrupt that tells phylib of link changes. */
-	ret = eth_mdio_register(p);
+	ret = eusrv_eth_mdio_register(p);
 	if (ret)
 		goto del_napi;
-	ret = devm_request_irq(dev, p->mac_irq, eth_mac_irq, 0, dev_name(dev), p);
+	ret = devm_request_irq(dev, p->mac_irq, eusrv_eth_mac_irq, 0, dev_name(dev), p);
 	if (ret)
 		goto del_napi;
 	strscpy(ndev->name, ETH_IFNAME, sizeof(ndev->name));
@@ -417,7 +417,7 @@ static int eth_probe(struct platform_device *pdev)
 	rtnl_lock();
 	ret = register_netdevice(ndev);
 	if (!ret) {
-		ret = eth_phy_connect(p);
+		ret = eusrv_eth_phy_connect(p);
 		if (ret)
 			unregister_netdevice(ndev);
 	}
@@ -426,7 +426,7 @@ static int eth_probe(struct platform_device *pdev)
 		dev_err_probe(dev, ret, "cannot register the netdev\n");
 		goto del_napi;
 	}
-	ret = eth_procfs_add(p);
+	ret = eusrv_eth_procfs_add(p);
 	if (ret)
 		netdev_warn(ndev, "no /proc/eusrv-eth/%s: %d\n", ndev->name, ret);
 	netdev_info(ndev, "node %u, MAC %pM, AXI DMA %s, TX %u / RX %u descriptors, MTU up to %u\n",
@@ -443,11 +443,11 @@ static int eth_remove(struct platform_device *pdev)
 {
 	struct eth_port *p = platform_get_drvdata(pdev);
 
-	eth_procfs_remove(p);
+	eusrv_eth_procfs_remove(p);
 	unregister_netdev(p->ndev);
 	cancel_work_sync(&p->reset_work);
 	netif_napi_del(&p->napi);
-	eth_mac_disable(p);
+	eusrv_eth_mac_disable(p);
 	return 0;
 }
 
@@ -475,13 +475,13 @@ static struct platform_driver eth_driver = {
 
 static int __init eth_init(void)
 {
-	int ret = eth_procfs_init();
+	int ret = eusrv_eth_procfs_init();
 
 	if (ret)
 		return ret;
 	ret = platform_driver_register(&eth_driver);
 	if (ret)
-		eth_procfs_exit();
+		eusrv_eth_procfs_exit();
 	return ret;
 }
 module_init(eth_init);
@@ -489,7 +489,7 @@ module_init(eth_init);
 static void __exit eth_exit(void)
 {
 	platform_driver_unregister(&eth_driver);
-	eth_procfs_exit();
+	eusrv_eth_procfs_exit();
 }
 module_exit(eth_exit);
 

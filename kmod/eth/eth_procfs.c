@@ -42,10 +42,10 @@ static ssize_t eth_proc_read(struct file *file, char __user *ubuf, size_t count,
 		len = scnprintf(buf, sizeof(buf), "0x%08x\n", eth_mac_rd(f->p, r->off));
 		break;
 	case ETH_REG_MAC64:
-		len = scnprintf(buf, sizeof(buf), "%llu\n", eth_mac_rd64(f->p, r->off));
+		len = scnprintf(buf, sizeof(buf), "%llu\n", eusrv_eth_mac_rd64(f->p, r->off));
 		break;
 	default:
-		v = eth_phy_read(f->p, r->devad, r->off);
+		v = eusrv_eth_phy_read(f->p, r->devad, r->off);
 		if (v < 0)
 			return v;
 		len = scnprintf(buf, sizeof(buf), "0x%04x\n", v);
@@ -71,9 +71,9 @@ static ssize_t eth_proc_write(struct file *file, const char __user *ubuf,
 	if (ret)
 		return ret;
 	if (r->kind == ETH_REG_MAC32) {
-		eth_mac_write(f->p, r->off, val);
+		eusrv_eth_mac_write(f->p, r->off, val);
 	} else if (r->kind == ETH_REG_PHY) {
-		ret = eth_phy_write(f->p, r->devad, r->off, val);
+		ret = eusrv_eth_phy_write(f->p, r->devad, r->off, val);
 		if (ret)
 			return ret;
 	} else {
@@ -108,7 +108,7 @@ static void eth_proc_file_init(struct eth_port *p, struct eth_proc_file *f,
 	}
 }
 
-int eth_procfs_add(struct eth_port *p)
+int eusrv_eth_procfs_add(struct eth_port *p)
 {
 	unsigned int i;
 
@@ -138,7 +138,7 @@ fail:
 }
 
 /* Waits for readers and writers in progress, so the state can go. */
-void eth_procfs_remove(struct eth_port *p)
+void eusrv_eth_procfs_remove(struct eth_port *p)
 {
 	proc_remove(p->proc_dir);
 	p->proc_dir = NULL;
@@ -146,13 +146,13 @@ void eth_procfs_remove(struct eth_port *p)
 	p->proc_files = NULL;
 }
 
-int eth_procfs_init(void)
+int eusrv_eth_procfs_init(void)
 {
 	eth_proc_root = proc_mkdir(ETH_PROC_ROOT, NULL);
 	return eth_proc_root ? 0 : -ENOMEM;
 }
 
-void eth_procfs_exit(void)
+void eusrv_eth_procfs_exit(void)
 {
 	proc_remove(eth_proc_root);
 	eth_proc_root = NULL;

@@ -25,7 +25,7 @@
 
 #define ETH_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
 
-u32 eth_rx_buf_len(u32 mtu)
+u32 eusrv_eth_rx_buf_len(u32 mtu)
 {
 	return ETH_FRAME_MAX(mtu);
 }
@@ -76,10 +76,10 @@ static void eth_tx_put(struct eth_port *p, u32 idx, dma_addr_t dma, u32 len,
 static void eth_tx_flush(struct eth_port *p)
 {
 	if (!netdev_xmit_more() && p->tx.head != READ_ONCE(p->tx.tail))
-		eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, p->tx.head - 1));
+		eusrv_eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, p->tx.head - 1));
 }
 
-netdev_tx_t eth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
+netdev_tx_t eusrv_eth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 {
 	struct eth_port *p = netdev_priv(ndev);
 	unsigned int nfrags = skb_shinfo(skb)->nr_frags, i;
@@ -92,7 +92,7 @@ netdev_tx_t eth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 		/* The queue is stopped before this can happen. */
 		netif_stop_queue(ndev);
 		eth_count(p, ETH_C_TX_BUSY);
-		eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, head - 1));
+		eusrv_eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, head - 1));
 		return NETDEV_TX_BUSY;
 	}
 	/*
@@ -160,7 +160,7 @@ netdev_tx_t eth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 			ring = true;
 	}
 	if (ring)
-		eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, head + n - 1));
+		eusrv_eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, head + n - 1));
 	return NETDEV_TX_OK;
 
 unmap:
@@ -178,7 +178,7 @@ drop:
 static void eth_tx_reclaim(struct eth_port *p, int budget)
 {
 	unsigned int pkts = 0, bytes = 0;
-	/* Pairs with the release of tx.head in eth_start_xmit(). */
+	/* Pairs with the release of tx.head in eusrv_eth_start_xmit(). */
 	u32 head = smp_load_acquire(&p->tx.head), tail = p->tx.tail;
 
 	while (tail != head) {
@@ -194,7 +194,7 @@ static void eth_tx_reclaim(struct eth_port *p, int budget)
 			if (status & EUSRV_AXIDMA_ST_ERR)
 				eth_count(p, ETH_C_TX_DMA_ERR);
 			atomic64_inc(&p->tx_errors);
-			eth_schedule_reset(p);
+			eusrv_eth_schedule_reset(p);
 			break;
 		}
 		eth_tx_unmap(p, b);
@@ -216,14 +216,14 @@ static void eth_tx_reclaim(struct eth_port *p, int budget)
 	p->tx_packets += pkts;
 	p->tx_bytes += bytes;
 	u64_stats_update_end(&p->syncp);
-	/* Pairs with the barrier in eth_start_xmit(). */
+	/* Pairs with the barrier in eusrv_eth_start_xmit(). */
 	smp_mb();
 	if (netif_queue_stopped(p->ndev) && eth_tx_free(p) >= ETH_TX_MAX_DESC)
 		netif_wake_queue(p->ndev);
 }
 
 /* Drop everything on the TX ring; the engine is reset.  p->lock held. */
-void eth_tx_drain(struct eth_port *p)
+void eusrv_eth_tx_drain(struct eth_port *p)
 {
 	while (p->tx.tail != p->tx.head) {
 		struct eth_tx_buf *b = &p->tx_buf[eth_ring_slot(&p->tx, p->tx.tail)];
@@ -247,7 +247,7 @@ void eth_tx_drain(struct eth_port *p)
  * from NAPI (napi_alloc_frag) or from process context.  Returns how many
  * were handed over; the caller moves TAILDESC.
  */
-int eth_rx_fill(struct eth_port *p, bool napi)
+int eusrv_eth_rx_fill(struct eth_port *p, bool napi)
 {
 	int n = 0;
 
@@ -281,7 +281,7 @@ int eth_rx_fill(struct eth_port *p, bool napi)
 }
 
 /* Free every RX buffer; the engine is reset.  p->lock held. */
-void eth_rx_drain(struct eth_port *p)
+void eusrv_eth_rx_drain(struct eth_port *p)
 {
 	u32 i;
 
@@ -331,7 +331,7 @@ static int eth_rx(struct eth_port *p, int budget)
 		if (r == ETH_RX_DMA_ERROR) {
 			eth_count(p, ETH_C_RX_DMA_ERR);
 			atomic64_inc(&p->rx_errors);
-			eth_schedule_reset(p);
+			eusrv_eth_schedule_reset(p);
 			break;
 		}
 		app2 = le32_to_cpu(d->app[2]);
@@ -383,15 +383,15 @@ static int eth_rx(struct eth_port *p, int budget)
 		p->rx_bytes += bytes;
 		u64_stats_update_end(&p->syncp);
 	}
-	if (eth_rx_fill(p, true))
-		eth_write_tail(p, ETH_RX, eth_ring_desc_ga(&p->rx, p->rx.head - 1));
+	if (eusrv_eth_rx_fill(p, true))
+		eusrv_eth_write_tail(p, ETH_RX, eth_ring_desc_ga(&p->rx, p->rx.head - 1));
 	/* An empty ring (no memory): stay scheduled and try again. */
 	if (p->rx.head == p->rx.tail)
 		return budget;
 	return done;
 }
 
-int eth_poll(struct napi_struct *napi, int budget)
+int eusrv_eth_poll(struct napi_struct *napi, int budget)
 {
 	struct eth_port *p = container_of(napi, struct eth_port, napi);
 	int done, i;
@@ -400,14 +400,14 @@ int eth_poll(struct napi_struct *napi, int budget)
 	done = budget ? eth_rx(p, budget) : 0;
 	if (done < budget && napi_complete_done(napi, done)) {
 		for (i = 0; i < ETH_NR_CH; i++)
-			eth_dma_irq_mask(&p->ch[i], false);
+			eusrv_eth_dma_irq_mask(&p->ch[i], false);
 	}
 	return done;
 }
 
 /* ---- Interrupts -------------------------------------------------------- */
 
-irqreturn_t eth_dma_irq(int irq, void *data)
+irqreturn_t eusrv_eth_dma_irq(int irq, void *data)
 {
 	struct eth_chan *c = data;
 	struct eth_port *p = c->priv;
@@ -424,11 +424,11 @@ irqreturn_t eth_dma_irq(int irq, void *data)
 
 	if (irqs & EUSRV_AXIDMA_SR_ERR_IRQ) {
 		eth_count(p, ETH_C_IRQ_ERR);
-		eth_schedule_reset(p);
+		eusrv_eth_schedule_reset(p);
 	}
 	if ((irqs & (EUSRV_AXIDMA_SR_IOC_IRQ | EUSRV_AXIDMA_SR_DLY_IRQ)) &&
 	    napi_schedule_prep(&p->napi)) {
-		eth_dma_irq_mask(c, true);
+		eusrv_eth_dma_irq_mask(c, true);
 		__napi_schedule(&p->napi);
 	}
 	return IRQ_HANDLED;

@@ -426,7 +426,7 @@ int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout)
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_send_wait);
 
-int mbox_flush(long timeout)
+int eusrv_mbox_flush(long timeout)
 {
 	long ret = mbox_wait_tx(mbox_tx_idle, timeout);
 
@@ -466,7 +466,7 @@ static u64 mbox_counter(struct mbox_dev *mb, enum mbox_counter c)
 	return atomic64_read(&mb->cnt[c]);
 }
 
-int mbox_get_stats(struct eusrv_mbox_stats *st)
+int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 {
 	struct mbox_dev *mb;
 
@@ -500,7 +500,7 @@ int mbox_get_stats(struct eusrv_mbox_stats *st)
 	return 0;
 }
 
-void mbox_reset_stats(void)
+void eusrv_mbox_reset_stats(void)
 {
 	struct mbox_dev *mb;
 	unsigned int i;
@@ -512,7 +512,7 @@ void mbox_reset_stats(void)
 	rcu_read_unlock();
 }
 
-int mbox_pause(unsigned int ms)
+int eusrv_mbox_pause(unsigned int ms)
 {
 	struct mbox_dev *mb;
 	unsigned long flags;
@@ -675,13 +675,13 @@ static struct platform_driver mbox_driver = {
 
 static int __init mbox_init(void)
 {
-	int ret = mbox_diag_init();
+	int ret = eusrv_mbox_diag_init();
 
 	if (ret)
 		return ret;
 	ret = platform_driver_register(&mbox_driver);
 	if (ret)
-		mbox_diag_exit();
+		eusrv_mbox_diag_exit();
 	return ret;
 }
 module_init(mbox_init);
@@ -689,7 +689,7 @@ module_init(mbox_init);
 static void __exit mbox_exit(void)
 {
 	platform_driver_unregister(&mbox_driver);
-	mbox_diag_exit();
+	eusrv_mbox_diag_exit();
 }
 module_exit(mbox_exit);
 

@@ -371,7 +371,7 @@ static int mbox_diag_flood(struct eusrv_mbox_flood *f)
 				    f->node, jiffies_to_msecs(timeout));
 	/* Every message's fate is known once the queue has drained. */
 	if (!ret) {
-		ret = mbox_flush(msecs_to_jiffies(DIAG_FLUSH_TIMEOUT_MS));
+		ret = eusrv_mbox_flush(msecs_to_jiffies(DIAG_FLUSH_TIMEOUT_MS));
 		if (ret == -ETIMEDOUT)
 			pr_warn_ratelimited("flood node %u: messages not completed after %u ms\n",
 					    f->node, DIAG_FLUSH_TIMEOUT_MS);
@@ -391,7 +391,7 @@ static int mbox_diag_stats(struct eusrv_mbox_stats __user *ust)
 	st = kzalloc(sizeof(*st), GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
-	ret = mbox_get_stats(st);
+	ret = eusrv_mbox_get_stats(st);
 	if (ret)
 		goto out;
 	st->ping_stale = atomic64_read(&mbox_diag_ping_stale);
@@ -425,7 +425,7 @@ static void mbox_diag_reset(void)
 	atomic64_set(&mbox_diag_ping_stale, 0);
 	atomic64_set(&mbox_diag_pong_unsent, 0);
 	atomic64_set(&mbox_diag_pong_failed, 0);
-	mbox_reset_stats();
+	eusrv_mbox_reset_stats();
 }
 
 static long mbox_diag_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
@@ -464,7 +464,7 @@ static long mbox_diag_ioctl(struct file *file, unsigned int cmd, unsigned long a
 			return -EFAULT;
 		if (ms == 0 || ms > EUSRV_MBOX_DIAG_MAX_PAUSE_MS)
 			return -EINVAL;
-		return mbox_pause(ms);
+		return eusrv_mbox_pause(ms);
 	default:
 		return -ENOTTY;
 	}
@@ -484,7 +484,7 @@ static struct miscdevice mbox_diag_dev = {
 	.mode = 0600,
 };
 
-int mbox_diag_init(void)
+int eusrv_mbox_diag_init(void)
 {
 	unsigned int i;
 	int ret;
@@ -511,7 +511,7 @@ err:
 	return ret;
 }
 
-void mbox_diag_exit(void)
+void eusrv_mbox_diag_exit(void)
 {
 	unsigned int i;
 

@@ -8,17 +8,17 @@
 struct eusrv_mbox_stats;
 
 /* Fill the block's and the core's counters; -ENODEV without a mailbox. */
-int mbox_get_stats(struct eusrv_mbox_stats *st);
-void mbox_reset_stats(void);
+int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st);
+void eusrv_mbox_reset_stats(void);
 /* Stop draining the inbound FIFO for MS milliseconds; -ENODEV, or 0. */
-int mbox_pause(unsigned int ms);
+int eusrv_mbox_pause(unsigned int ms);
 /*
  * Wait up to TIMEOUT jiffies until every message queued so far has
  * completed: 0, -ETIMEDOUT, -ERESTARTSYS or -ENODEV.
  */
-int mbox_flush(long timeout);
+int eusrv_mbox_flush(long timeout);
 
-int mbox_diag_init(void);
-void mbox_diag_exit(void);
+int eusrv_mbox_diag_init(void);
+void eusrv_mbox_diag_exit(void);
 
 #endif /* EUSRV_MBOX_INTERNAL_H */
