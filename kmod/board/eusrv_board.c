@@ -35,7 +35,7 @@
  */
 #define BOARD_DMA_NAME	"eusrv-axidma"
 #define BOARD_ETH_NAME	"eusrv-eth"
-#define EUSRV_DMA_COMPATIBLE	"xlnx,axi-dma-1.00.a"
+#define EUSRV_DMA_COMPATIBLE	"eusrv,axi-dma-1.00.a"
 #define EUSRV_ETH_COMPATIBLE	"eusrv,eusrv-ethernet-1.00.a"
 /*
  * The port's MAC address: locally administered, unicast, 02:e5:e7:00:00

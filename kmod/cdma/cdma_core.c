@@ -602,7 +602,7 @@ static int cdma_remove(struct platform_device *pdev)
 }
 
 static const struct of_device_id cdma_of_match[] = {
-	{ .compatible = "xlnx,axi-cdma-1.00.a" },
+	{ .compatible = "eusrv,axi-cdma-1.00.a" },
 	{ }
 };
 MODULE_DEVICE_TABLE(of, cdma_of_match);

@@ -28,7 +28,7 @@
 
 /* The AXI DMA compatibles the "eusrv-connected" node may have. */
 static const struct of_device_id eth_dma_match[] = {
-	{ .compatible = "xlnx,axi-dma-1.00.a" },
+	{ .compatible = "eusrv,axi-dma-1.00.a" },
 	{ }
 };
 
