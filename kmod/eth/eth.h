@@ -88,7 +88,6 @@ struct eth_chan {
 	char irq_name[IFNAMSIZ + 8];
 	u32 coal;		/* DMACR threshold and delay fields */
 	bool masked;		/* IOC and delay interrupts off while NAPI runs */
-	u32 clr_seq;		/* SR_CLR_SEQ, the channel's interrupt handler's */
 };
 
 struct eth_tx_buf {

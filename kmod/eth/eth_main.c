@@ -331,7 +331,7 @@ static int eth_probe(struct platform_device *pdev)
 	struct net_device *ndev;
 	struct eth_port *p;
 	u32 coal;
-	int ret, i;
+	int ret;
 
 	ndev = devm_alloc_etherdev(dev, sizeof(*p));
 	if (!ndev)
@@ -369,8 +369,6 @@ static int eth_probe(struct platform_device *pdev)
 
 	p->mac_clr_seq = eth_mac_rd(p, EUSRV_MAC_SR_CLR_SEQ);
 	p->mdio_seq = eth_mac_rd(p, EUSRV_MAC_MDIO_DONE) & EUSRV_MAC_MDIO_DONE_SEQ_MASK;
-	for (i = 0; i < ETH_NR_CH; i++)
-		p->ch[i].clr_seq = eth_dma_rd(p, p->ch[i].vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ);
 	eth_coal_to_cr(ETH_TX_COAL_FRAMES, ETH_TX_COAL_USECS, &coal);
 	p->ch[ETH_TX].coal = coal;
 	eth_coal_to_cr(ETH_RX_COAL_FRAMES, ETH_RX_COAL_USECS, &coal);

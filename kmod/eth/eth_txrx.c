@@ -416,9 +416,8 @@ irqreturn_t eusrv_eth_dma_irq(int irq, void *data)
 
 	if (!irqs)
 		return IRQ_NONE;
-	/* Write-1-to-clear, virtual-board style: bits, sequence, kick. */
-	eth_dma_wr(p, c->vb + EUSRV_AXIDMA_VB_SR_CLR, irqs);
-	eth_dma_wr(p, c->vb + EUSRV_AXIDMA_VB_SR_CLR_SEQ, ++c->clr_seq);
+	/* Write-1-to-clear (PG021); the virtual board learns of it by the kick. */
+	eth_dma_wr(p, c->base + EUSRV_AXIDMA_SR, irqs);
 	eth_kick(p, c->kick_val);
 	eth_count(p, c->base == EUSRV_AXIDMA_MM2S ? ETH_C_IRQ_TX : ETH_C_IRQ_RX);
 

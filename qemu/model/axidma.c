@@ -23,6 +23,8 @@ static const char *const vb_axidma_bad_names[] = {
 	[EUSRV_AXIDMA_BAD_CURDESC] = "CURDESC bits 5:0 set",
 	[EUSRV_AXIDMA_BAD_TAILDESC] = "TAILDESC bits 5:0 set",
 	[EUSRV_AXIDMA_BAD_SR_CLR] = "SR_CLR bits outside 14:12",
+	[EUSRV_AXIDMA_BAD_SR_W1C] = "DMASR written with bits outside 14:12",
+	[EUSRV_AXIDMA_BAD_VB_ACK] = "SR_CLR used with --axidma-pg021",
 	[EUSRV_AXIDMA_BAD_NO_SOF] = "MM2S frame without TXSOF",
 };
 
@@ -62,8 +64,27 @@ static void vb_axidma_bad_once(struct vb_axidma *d, struct vb_axidma_chan *c,
 		vb_axidma_bad(d, c, code, value);
 }
 
-static void vb_axidma_publish(struct vb_axidma *d, struct vb_axidma_chan *c,
-			      uint64_t now_us)
+/*
+ * The node's acknowledgement as PG021 has it: it wrote DMASR, a 1 in each
+ * interrupt bit to clear.  SGIncld reads as 1 on silicon and the model
+ * always publishes it, so a DMASR word without it is the node's write,
+ * not yet applied.  Clears those bits of the model's DMASR; the caller
+ * publishes.  Whether WORD was one.
+ */
+static bool vb_axidma_take_w1c(struct vb_axidma *d, struct vb_axidma_chan *c,
+			       uint32_t word)
+{
+	if (word & EUSRV_AXIDMA_SR_SGINCLD)
+		return false;
+	if (word & ~EUSRV_AXIDMA_SR_IRQ_ALL)
+		vb_axidma_bad(d, c, EUSRV_AXIDMA_BAD_SR_W1C, word);
+	c->sr &= ~(word & EUSRV_AXIDMA_SR_IRQ_ALL);
+	/* Level semantics: still asserted after the ack, raise again. */
+	c->raise = true;
+	return true;
+}
+
+static uint32_t vb_axidma_sr_word(struct vb_axidma_chan *c, uint64_t now_us)
 {
 	uint32_t v = c->sr | EUSRV_AXIDMA_SR_SGINCLD;
 	uint32_t dly = 0;
@@ -75,8 +96,26 @@ static void vb_axidma_publish(struct vb_axidma *d, struct vb_axidma_chan *c,
 
 		dly = left > 0xff ? 0xff : (uint32_t)left;
 	}
-	v |= dly << EUSRV_AXIDMA_SR_DELAY_SHIFT;
-	wr32_release(d->page, c->base + EUSRV_AXIDMA_SR, v);
+	return v | dly << EUSRV_AXIDMA_SR_DELAY_SHIFT;
+}
+
+/*
+ * Write the model's DMASR for the node.  DMASR is the one register both
+ * sides write (the node's write-1-to-clear): a compare-and-swap on the
+ * shared word, with any acknowledgement that came first taken into
+ * account, so that neither side's write is lost.
+ */
+static void vb_axidma_publish(struct vb_axidma *d, struct vb_axidma_chan *c,
+			      uint64_t now_us)
+{
+	uint32_t *w = (uint32_t *)((uint8_t *)d->page + c->base + EUSRV_AXIDMA_SR);
+	uint32_t old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+
+	do {
+		vb_axidma_take_w1c(d, c, old);
+	} while (!__atomic_compare_exchange_n(w, &old, vb_axidma_sr_word(c, now_us),
+					      false, __ATOMIC_RELEASE,
+					      __ATOMIC_ACQUIRE));
 }
 
 static uint32_t vb_axidma_threshold(struct vb_axidma *d,
@@ -196,6 +235,10 @@ static void vb_axidma_reg_sr_clr_seq(struct vb_axidma *d,
 		return;
 	clr = rd32(d->page, c->vb + EUSRV_AXIDMA_VB_SR_CLR);
 	c->clr_seq = seq;
+	if (d->board->axidma_pg021) {
+		vb_axidma_bad(d, c, EUSRV_AXIDMA_BAD_VB_ACK, clr);
+		return;
+	}
 	if (clr & ~EUSRV_AXIDMA_SR_IRQ_ALL)
 		vb_axidma_bad(d, c, EUSRV_AXIDMA_BAD_SR_CLR, clr);
 	c->sr &= ~(clr & EUSRV_AXIDMA_SR_IRQ_ALL);
@@ -249,6 +292,17 @@ static void vb_axidma_reg_cr(struct vb_axidma *d, struct vb_axidma_chan *c,
 	vb_axidma_cr_run_stop(d, c, cr, now_us);
 }
 
+/*
+ * DMASR: the node's write-1-to-clear, if it wrote one (PG021), applied
+ * before anything the engine does next sets bits again.
+ */
+static void vb_axidma_absorb_ack(struct vb_axidma *d, struct vb_axidma_chan *c,
+				 uint64_t now_us)
+{
+	if (!(rd32_acquire(d->page, c->base + EUSRV_AXIDMA_SR) & EUSRV_AXIDMA_SR_SGINCLD))
+		vb_axidma_publish(d, c, now_us);
+}
+
 /* The node may have written channel C's register at OFF (from c->base or c->vb). */
 static void vb_axidma_reg_write(struct vb_axidma *d, struct vb_axidma_chan *c,
 				uint32_t off, uint64_t now_us)
@@ -282,6 +336,11 @@ void vb_axidma_kick(struct vb_axidma *d, unsigned int ch, uint64_t now_us)
 			return;
 		}
 	}
+	/*
+	 * DMASR first, PG021's acknowledgement; not in the list, where its
+	 * offset from the channel's base is SR_CLR_SEQ's from its vb.
+	 */
+	vb_axidma_absorb_ack(d, &d->ch[ch], now_us);
 	for (i = 0; i < sizeof(vb_axidma_kick_regs) / sizeof(vb_axidma_kick_regs[0]); i++)
 		vb_axidma_reg_write(d, &d->ch[ch], vb_axidma_kick_regs[i], now_us);
 }
@@ -484,6 +543,7 @@ int vb_axidma_tx_frame(struct vb_axidma *d, uint8_t *buf, size_t cap,
 	unsigned int n = 0, i;
 	uint32_t err;
 
+	vb_axidma_absorb_ack(d, c, now_us);
 	if (!vb_axidma_available(d, c, tail))
 		return 0;
 	ga = c->next;
@@ -551,6 +611,7 @@ int vb_axidma_rx_frame(struct vb_axidma *d, const uint8_t *frame, size_t len,
 	size_t done = 0;
 	uint32_t err;
 
+	vb_axidma_absorb_ack(d, c, now_us);
 	if (!len || !vb_axidma_available(d, c, tail))
 		return -ENOSPC;
 	ga = c->next;
@@ -623,6 +684,7 @@ void vb_axidma_timer(struct vb_axidma *d, uint64_t now_us)
 		c->dly_deadline_us = 0;
 		if (!d->up)
 			continue;
+		vb_axidma_absorb_ack(d, c, now_us);
 		c->sr |= EUSRV_AXIDMA_SR_DLY_IRQ;
 		c->thresh_cnt = vb_axidma_threshold(d, c, vb_axidma_cr_of(d, c));
 		c->raise = true;

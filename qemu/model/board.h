@@ -29,6 +29,7 @@ struct board {
 	int shm_fd;			/* EUSRV_BAR2_SIZE bytes memfd */
 	void *shm;
 	uint32_t nodes_up;		/* bit n: node n attached */
+	bool axidma_pg021;		/* AXI DMA: PG021's acknowledgement only */
 	struct board_node nodes[EUSRV_MAX_NODES];
 };
 

@@ -47,6 +47,7 @@ struct options {
 	unsigned int nodes;
 	uint64_t ram_size;
 	const char *log;
+	bool axidma_pg021;
 };
 
 struct model {
@@ -76,6 +77,9 @@ static void model_usage(FILE *out)
 		"  --nodes N         number of nodes, 1..%u\n"
 		"  --ram-size BYTES  RAM of each node, a multiple of %llu; suffixes K, M, G\n"
 		"  --log FILE        append the log to FILE instead of stderr\n"
+		"  --axidma-pg021    the AXI DMA engines take only PG021's interrupt\n"
+		"                    acknowledgement (write 1s to DMASR), not the\n"
+		"                    virtual board's SR_CLR registers\n"
 		"  --foreground      run in the foreground (always the case; accepted so\n"
 		"                    that launchers may say so)\n"
 		"  --help            this text\n"
@@ -139,13 +143,15 @@ static int parse_size(const char *s, uint64_t *out)
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_DIR = 256, OPT_NODES, OPT_RAM, OPT_LOG, OPT_FG, OPT_HELP };
+	enum { OPT_DIR = 256, OPT_NODES, OPT_RAM, OPT_LOG, OPT_FG, OPT_HELP,
+	       OPT_PG021 };
 	static const struct option longopts[] = {
 		{ "dir", required_argument, NULL, OPT_DIR },
 		{ "nodes", required_argument, NULL, OPT_NODES },
 		{ "ram-size", required_argument, NULL, OPT_RAM },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "foreground", no_argument, NULL, OPT_FG },
+		{ "axidma-pg021", no_argument, NULL, OPT_PG021 },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -190,6 +196,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->log = optarg;
 			break;
 		case OPT_FG:
+			break;
+		case OPT_PG021:
+			o->axidma_pg021 = true;
 			break;
 		case OPT_HELP:
 			model_usage(stdout);
@@ -414,6 +423,7 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 	have_board = true;
+	m->board.axidma_pg021 = o.axidma_pg021;
 	err = vb_blocks_init(&m->blocks, &m->board, &m->loop);
 	if (err)
 		goto out;

@@ -355,7 +355,15 @@ static void frame(uint8_t *f, size_t len, unsigned int src, const uint8_t dst[6]
 		f[i] = (uint8_t)(fill + i * 7);
 }
 
+/* PG021's acknowledgement, as the driver makes it: 1s to DMASR, a kick. */
 static void ack(unsigned int n, bool rx, uint32_t bits)
+{
+	wr32(dpage(n), (rx ? EUSRV_AXIDMA_S2MM : EUSRV_AXIDMA_MM2S) + EUSRV_AXIDMA_SR, bits);
+	kick(n, rx ? EUSRV_VEC_DMA_S2MM : EUSRV_VEC_DMA_MM2S);
+}
+
+/* The virtual board's own acknowledgement: SR_CLR, SR_CLR_SEQ, a kick. */
+static void ack_vb(unsigned int n, bool rx, uint32_t bits)
 {
 	uint32_t vb = rx ? EUSRV_AXIDMA_VB_S2MM : EUSRV_AXIDMA_VB_MM2S;
 
@@ -519,7 +527,54 @@ static void test_unicast(void)
 	ack(1, true, EUSRV_AXIDMA_SR_IOC_IRQ);
 	ack(0, false, EUSRV_AXIDMA_SR_IOC_IRQ);
 	round_();
-	ok(!(sr(1, true) & EUSRV_AXIDMA_SR_IRQ_ALL), "SR_CLR/SEQ clears IOC_Irq");
+	ok(!(sr(1, true) & EUSRV_AXIDMA_SR_IRQ_ALL) && (sr(1, true) & EUSRV_AXIDMA_SR_SGINCLD),
+	   "a write of 1s to DMASR clears IOC_Irq; DMASR reads as the model's again");
+}
+
+/*
+ * The two acknowledgements: PG021's (1s written to DMASR) always, the
+ * virtual board's SR_CLR registers only without --axidma-pg021.
+ */
+static void test_ack(void)
+{
+	const uint32_t bad_cnt = EUSRV_AXIDMA_VB_S2MM + EUSRV_AXIDMA_VB_BAD_CNT;
+	const uint32_t bad_last = EUSRV_AXIDMA_VB_S2MM + EUSRV_AXIDMA_VB_BAD_LAST;
+	uint8_t f[200], got[4096], d1[6];
+	uint32_t bad;
+
+	mac_addr(1, d1);
+	frame(f, sizeof(f), 0, d1, 3);
+	tx_send(0, f, sizeof(f), 1);
+	ok(rx_get(1, got, sizeof(got), NULL, NULL) == (long)sizeof(f) &&
+	   (sr(1, true) & EUSRV_AXIDMA_SR_IOC_IRQ), "ack: a frame to node1 sets its S2MM IOC_Irq");
+	ack_vb(1, true, EUSRV_AXIDMA_SR_IOC_IRQ);
+	ok(!(sr(1, true) & EUSRV_AXIDMA_SR_IRQ_ALL), "ack: SR_CLR/SEQ clears IOC_Irq");
+
+	board.axidma_pg021 = true;
+	tx_send(0, f, sizeof(f), 1);
+	ok(rx_get(1, got, sizeof(got), NULL, NULL) == (long)sizeof(f) &&
+	   (sr(1, true) & EUSRV_AXIDMA_SR_IOC_IRQ), "ack, PG021 only: IOC_Irq set again");
+	bad = rd32(dpage(1), bad_cnt);
+	ack_vb(1, true, EUSRV_AXIDMA_SR_IOC_IRQ);
+	ok((sr(1, true) & EUSRV_AXIDMA_SR_IOC_IRQ) && rd32(dpage(1), bad_cnt) == bad + 1 &&
+	   rd32(dpage(1), bad_last) == EUSRV_AXIDMA_BAD_VB_ACK,
+	   "ack, PG021 only: SR_CLR is a programming error and clears nothing");
+	ack(1, true, EUSRV_AXIDMA_SR_IOC_IRQ | EUSRV_AXIDMA_SR_IDLE);
+	ok(!(sr(1, true) & EUSRV_AXIDMA_SR_IRQ_ALL) && (sr(1, true) & EUSRV_AXIDMA_SR_SGINCLD) &&
+	   rd32(dpage(1), bad_last) == EUSRV_AXIDMA_BAD_SR_W1C,
+	   "ack, PG021 only: 1s to DMASR clear; a bit outside 14:12 is reported");
+	/* Written, not yet kicked: the model's next write of DMASR applies it. */
+	tx_send(0, f, sizeof(f), 1);
+	ok(rx_get(1, got, sizeof(got), NULL, NULL) == (long)sizeof(f) &&
+	   (sr(1, true) & EUSRV_AXIDMA_SR_IOC_IRQ), "ack, PG021 only: IOC_Irq set again");
+	wr32(dpage(1), EUSRV_AXIDMA_S2MM + EUSRV_AXIDMA_SR, EUSRV_AXIDMA_SR_IOC_IRQ);
+	tx_send(0, f, sizeof(f), 1);
+	ok(rx_get(1, got, sizeof(got), NULL, NULL) == (long)sizeof(f) &&
+	   (sr(1, true) & EUSRV_AXIDMA_SR_SGINCLD) && (sr(1, true) & EUSRV_AXIDMA_SR_IOC_IRQ),
+	   "an ack not yet kicked, then a frame: the ack applied, the new IOC_Irq kept");
+	ack(1, true, EUSRV_AXIDMA_SR_IOC_IRQ);
+	ack(0, false, EUSRV_AXIDMA_SR_IRQ_ALL);
+	board.axidma_pg021 = false;
 }
 
 static void test_spanning(void)
@@ -1094,6 +1149,7 @@ int main(void)
 	setup_all();
 	test_attach();
 	test_unicast();
+	test_ack();
 	test_spanning();
 	test_filter();
 	test_csum();

@@ -119,6 +119,8 @@
 #define EUSRV_AXIDMA_BAD_TAILDESC	4U	/* TAILDESC bits 5:0 set (ignored) */
 #define EUSRV_AXIDMA_BAD_SR_CLR	5U	/* SR_CLR bits other than IRQ bits */
 #define EUSRV_AXIDMA_BAD_NO_SOF	6U	/* MM2S frame's first desc lacks TXSOF */
+#define EUSRV_AXIDMA_BAD_SR_W1C	7U	/* DMASR written with bits other than IRQ bits */
+#define EUSRV_AXIDMA_BAD_VB_ACK	8U	/* SR_CLR used where only PG021's ack is */
 
 /* ---- Descriptors ------------------------------------------------------- */
 
