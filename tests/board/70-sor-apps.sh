@@ -90,7 +90,7 @@ if [ $driver = yes ]; then
 		"inetd 1000000" "reexec 1000000" "execclient 200000" "passfd 200000" \
 		"signals" "shutrd" "sigcycles 300" "async 50" "preopts" "linger0" \
 		"locks" "slowread 16777216" "vfork" "cancel 20" "mmsg" \
-		"splice 1048576"; do
+		"splice 1048576" "sockopts"; do
 		set -- $t
 		port=7600
 		case $1 in many|cycles|scribble) port=7700 ;; sigcycles) port=7620 ;; esac
@@ -118,6 +118,23 @@ if [ $driver = yes ]; then
 		*) over_rdma "sor-test $1" 1 $port ;;
 		esac
 	done
+
+	# accept() out of descriptors: EMFILE, the client kept for the next
+	# accept(); a closed listener drops the one that waited (sor-test.c,
+	# serve-emfile and emfile).
+	on node0 "${run}$prog serve-emfile 7640 >/tmp/sor-emfile.log 2>&1 &"
+	sleep 1
+	out=$(on node1 "${run}$prog emfile node0 7640" 2>&1)
+	rc=$?
+	sleep 1
+	srv=$(on node0 'cat /tmp/sor-emfile.log' 2>&1)
+	if [ $rc -eq 0 ] && printf '%s\n' "$srv" | grep -q '^emfile: accept() out of descriptors'; then
+		ok "accept() out of descriptors: EMFILE, the client waits: $(printf '%s\n' "$out" | tail -n 1)"
+	else
+		not_ok "accept() out of descriptors: EMFILE, the client waits # client exit $rc"
+		diag "client: $out"
+		diag "server: $srv"
+	fi
 
 	# A slow server (its driver serves each ConnRQ 600 ms late) and a
 	# signal 200 ms into connect(): SA_RESTART goes on over RDMA, without

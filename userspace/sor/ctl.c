@@ -199,3 +199,18 @@ uint32_t usor_node_addr(const struct usor_state *st, uint32_t node)
 
 	return p ? p->addr[0] : 0;
 }
+
+uint32_t usor_node_addr_like(const struct usor_state *st, uint32_t node,
+			     uint32_t of, uint32_t addr)
+{
+	const struct usor_peer *p = usor_peers_node(&st->peers, node);
+	const struct usor_peer *o = usor_peers_node(&st->peers, of);
+	uint32_t i;
+
+	if (!p)
+		return 0;
+	for (i = 0; o && i < o->naddr; i++)
+		if (o->addr[i] == addr)
+			return i < p->naddr ? p->addr[i] : p->addr[0];
+	return p->addr[0];
+}

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A connection's socket face (family, names, shutdown, timeouts, options)
- * kept in its mapped send header page, and the adoption of connection
- * descriptors this process did not create.  A descriptor inherited across
+ * A connection's socket face (family, names, shutdown, timeouts, what its
+ * options need) kept in its mapped send header page, and the adoption of
+ * connection descriptors this process did not create.  A descriptor inherited across
  * exec or received with SCM_RIGHTS is the connection file itself; the
  * new image's library knows nothing of it until a socket call on it fails
  * with ENOTSOCK (or fstat asks), then adopts it with the face it had.
@@ -10,7 +10,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -23,33 +23,33 @@ static_assert(sizeof(struct eusrv_sor_ring_hdr) <= EUSRV_SOR_USER_OFF,
 static_assert(sizeof(struct usor_face) <= EUSRV_SOR_USER_LEN,
 	      "the face fits in the user half of the page");
 
-static struct usor_face *face_of(struct usor_conn *c)
+/* What usor_face_save() writes: all but the options, magic last. */
+#define FACE_HEAD	offsetof(struct usor_face, ints)
+
+struct usor_face *usor_face_of(struct usor_conn *c)
 {
 	return (struct usor_face *)((char *)c->snd.hdr + EUSRV_SOR_USER_OFF);
 }
 
 void usor_face_save(struct usor_conn *c)
 {
-	struct usor_face *f = face_of(c);
+	struct usor_face *f = usor_face_of(c);
 	struct usor_face n;
-	int i;
 
-	memset(&n, 0, sizeof(n));
+	memset(&n, 0, FACE_HEAD);
 	n.family = c->family;
 	n.local = c->local;
 	n.peer = c->peer;
 	n.shut = __atomic_load_n(&c->shut, __ATOMIC_RELAXED);
 	n.rcvtimeo_ns = __atomic_load_n(&c->rcvtimeo_ns, __ATOMIC_RELAXED);
 	n.sndtimeo_ns = __atomic_load_n(&c->sndtimeo_ns, __ATOMIC_RELAXED);
-	for (i = 0; i < USOR_MAX_OPTS; i++) {
-		n.opts[i].key = __atomic_load_n(&c->opts[i].key, __ATOMIC_ACQUIRE);
-		n.opts[i].len = __atomic_load_n(&c->opts[i].len, __ATOMIC_ACQUIRE);
-		n.opts[i].val = c->opts[i].val;
-	}
+	n.cookie = c->cookie;
+	n.syn_ttl = c->syn_ttl;
+	n.syn_ifindex = c->syn_ifindex;
 	/* Incomplete while it is written: an adopter then uses defaults. */
 	__atomic_store_n(&f->magic, 0, __ATOMIC_RELEASE);
 	memcpy((char *)f + sizeof(f->magic), (char *)&n + sizeof(n.magic),
-	       sizeof(n) - sizeof(n.magic));
+	       FACE_HEAD - sizeof(n.magic));
 	__atomic_store_n(&f->magic, USOR_FACE_MAGIC, __ATOMIC_RELEASE);
 }
 
@@ -72,8 +72,6 @@ static bool addr_of_node(const struct usor_state *st, uint32_t addr,
 static bool face_ok(const struct usor_state *st, const struct usor_conn *c,
 		    const struct usor_face *n)
 {
-	int i;
-
 	if (n->magic != USOR_FACE_MAGIC ||
 	    (n->family != AF_INET && n->family != AF_INET6) ||
 	    n->local.sin_family != AF_INET || n->peer.sin_family != AF_INET ||
@@ -82,12 +80,10 @@ static bool face_ok(const struct usor_state *st, const struct usor_conn *c,
 	    !addr_of_node(st, n->local.sin_addr.s_addr, c->node) ||
 	    !addr_of_node(st, n->peer.sin_addr.s_addr, c->peer_node) ||
 	    (n->shut & ~(uint32_t)USOR_X_SHUT_RD) ||
-	    n->rcvtimeo_ns < -1 || n->sndtimeo_ns < -1)
+	    n->rcvtimeo_ns < -1 || n->sndtimeo_ns < -1 ||
+	    n->syn_ttl < 0 || n->syn_ttl > 255 || n->syn_ifindex < 0)
 		return false;
-	for (i = 0; i < USOR_MAX_OPTS; i++)
-		if (n->opts[i].len > sizeof(n->opts[i].val) ||
-		    (!n->opts[i].key && n->opts[i].len))
-			return false;
+	/* The options are checked as they are used (opts.c). */
 	return true;
 }
 
@@ -96,9 +92,10 @@ static void face_load(const struct usor_state *st, struct usor_conn *c)
 {
 	struct usor_face n;
 
-	__atomic_load(&face_of(c)->magic, &n.magic, __ATOMIC_ACQUIRE);
-	memcpy((char *)&n + sizeof(n.magic), (char *)face_of(c) + sizeof(n.magic),
-	       sizeof(n) - sizeof(n.magic));
+	__atomic_load(&usor_face_of(c)->magic, &n.magic, __ATOMIC_ACQUIRE);
+	memcpy((char *)&n + sizeof(n.magic),
+	       (char *)usor_face_of(c) + sizeof(n.magic),
+	       FACE_HEAD - sizeof(n.magic));
 	if (!face_ok(st, c, &n)) {
 		c->family = AF_INET;
 		c->local.sin_addr.s_addr = usor_node_addr(st, c->node);
@@ -111,7 +108,9 @@ static void face_load(const struct usor_state *st, struct usor_conn *c)
 	c->shut = n.shut;
 	c->rcvtimeo_ns = n.rcvtimeo_ns;
 	c->sndtimeo_ns = n.sndtimeo_ns;
-	memcpy(c->opts, n.opts, sizeof(c->opts));
+	c->cookie = n.cookie;
+	c->syn_ttl = n.syn_ttl;
+	c->syn_ifindex = n.syn_ifindex;
 }
 
 /*
@@ -168,39 +167,4 @@ struct usor_conn *usor_adopt(int fd)
 out:
 	errno = e;
 	return c;
-}
-
-/*
- * Options a program sets on a socket before it becomes a connection (or
- * that an accepted socket inherits from its listener) and reads back or
- * relies on afterwards: read from the real socket as it stands.
- */
-static const struct {
-	int level, name;
-} imported[] = {
-	{ SOL_SOCKET, SO_RCVTIMEO }, { SOL_SOCKET, SO_SNDTIMEO },
-	{ SOL_SOCKET, SO_KEEPALIVE }, { SOL_SOCKET, SO_LINGER },
-	{ SOL_SOCKET, SO_OOBINLINE }, { SOL_SOCKET, SO_PRIORITY },
-	{ SOL_SOCKET, SO_REUSEADDR },
-	{ IPPROTO_TCP, TCP_NODELAY }, { IPPROTO_TCP, TCP_KEEPIDLE },
-	{ IPPROTO_TCP, TCP_KEEPINTVL }, { IPPROTO_TCP, TCP_KEEPCNT },
-	{ IPPROTO_TCP, TCP_USER_TIMEOUT }, { IPPROTO_IP, IP_TOS },
-};
-
-void usor_face_import(int fd, int cfd, struct usor_conn *c)
-{
-	unsigned char v[16];
-	socklen_t len;
-	size_t i;
-	int e = errno;
-
-	for (i = 0; i < sizeof(imported) / sizeof(imported[0]); i++) {
-		len = sizeof(v);
-		memset(v, 0, sizeof(v));
-		if (usor_r->getsockopt(fd, imported[i].level, imported[i].name,
-				      v, &len) == 0)
-			usor_conn_setopt(c, cfd, imported[i].level,
-					imported[i].name, v, len);
-	}
-	errno = e;
 }

@@ -26,6 +26,8 @@ int usor_close(int fd)
 		return usor_r->close(fd);
 	old = usor_fd_set(fd, NULL);
 	usor_ctl_gone(fd);
+	if (fd >= 0)
+		usor_park_gone((unsigned int)fd, (unsigned int)fd);
 	r = usor_r->close(fd);
 	if (old) {
 		int e = errno;
@@ -44,6 +46,7 @@ static void forget_range(unsigned int first, unsigned int last)
 		return;
 	if (ctl >= 0 && (unsigned int)ctl >= first && (unsigned int)ctl <= last)
 		usor_ctl_gone(ctl);
+	usor_park_gone(first, last);
 	usor_fd_forget_range(first, last);
 }
 
@@ -81,6 +84,7 @@ static void dup_done(int fd, int nfd)
 	if (usor_fd_in_use() && usor_table_borrowed())
 		return;
 	usor_ctl_gone(nfd);
+	usor_park_gone((unsigned int)nfd, (unsigned int)nfd);
 	if (!usor_fd_in_use())
 		return;
 	c = usor_fd_get(fd);

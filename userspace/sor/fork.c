@@ -30,6 +30,7 @@ void usor_fork_child(void)
 {
 	usor_table_own();
 	usor_fd_fork_child();
+	usor_park_fork_child();
 }
 
 /*

@@ -81,7 +81,7 @@ unsigned int usor_settle(struct usor_conn *c, int fd)
 	else
 		p = USOR_PEND_NONE;
 	if (p == USOR_PEND_NONE && usor_tcp_fd_still(c, c->tcp_fd)) {
-		usor_face_import(c->tcp_fd, fd, c);
+		usor_conn_import(c, c->tcp_fd, fd, false);
 		usor_r->close(c->tcp_fd);
 	}
 	if (p == USOR_PEND_NONE)

@@ -179,6 +179,7 @@ static void resolve(void)
 	NEXT(clock_gettime, "clock_gettime");
 	NEXT(raise, "raise");
 	NEXT(sched_yield, "sched_yield");
+	NEXT(socket, "socket");
 	preload_real.gettid = cached_gettid;
 	preload_real.getpid = preload_getpid;
 	*(void **)&next_fcntl = next("fcntl");

@@ -133,15 +133,16 @@ static uint32_t reason_of(int err)
 }
 
 /*
- * Put connection file CFD in place of FD and C in the table, with the
- * options FD had; C's face goes to its page for a later exec (once
- * mapped).
+ * Put connection file CFD in place of FD and C in the table, with what
+ * C keeps of FD (SERVER: FD was accepted); C's face goes to its page for
+ * a later exec (once mapped).
  */
-static int install(int cfd, int fd, bool cloexec, struct usor_conn *c)
+static int install(int cfd, int fd, bool cloexec, struct usor_conn *c,
+		   bool server)
 {
 	struct usor_conn *old;
 
-	usor_face_import(fd, cfd, c);
+	usor_conn_import(c, fd, cfd, server);
 	if (c->map)
 		usor_face_save(c);
 	if (usor_r->dup3(cfd, fd, cloexec ? O_CLOEXEC : 0) < 0) {
@@ -296,12 +297,18 @@ int usor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 		c->local.sin_family = AF_INET;
 		c->peer.sin_family = AF_INET;
 	}
+	/*
+	 * An unbound socket's address is the one TCP's route would take: our
+	 * address on the destination's network, as the server's side names
+	 * us (usor_node_addr_like()).
+	 */
 	c->local.sin_port = me.sin_port;
 	c->local.sin_addr.s_addr = me.sin_addr.s_addr ? me.sin_addr.s_addr :
-				   usor_node_addr(st, c->node);
+		usor_node_addr_like(st, st->node >= 0 ? (uint32_t)st->node : c->node,
+				    (uint32_t)node, dst.sin_addr.s_addr);
 	c->peer = dst;
 	c->family = fam;
-	if (install(cfd, fd, fdfl & FD_CLOEXEC, c) < 0)
+	if (install(cfd, fd, fdfl & FD_CLOEXEC, c, false) < 0)
 		return -1;
 	if (fl & O_NONBLOCK)
 		return (int)usor_fail(-EINPROGRESS);
@@ -352,12 +359,17 @@ out:
 	return r;
 }
 
-/* Whether an accepted peer address is this node's own (a dummy's). */
-static bool is_local(const struct usor_state *st, uint32_t addr)
+static bool is_loopback(uint32_t addr)
 {
 	const unsigned char *b = (const unsigned char *)&addr;
 
-	if (b[0] == LOOPBACK_NET)
+	return b[0] == LOOPBACK_NET;
+}
+
+/* Whether an accepted peer address is this node's own (a dummy's). */
+static bool is_local(const struct usor_state *st, uint32_t addr)
+{
+	if (is_loopback(addr))
 		return true;
 	return st->node >= 0 && usor_peers_find(&st->peers, addr) == st->node;
 }
@@ -385,16 +397,30 @@ int usor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 		struct eusrv_sor_accept rq;
 		struct usor_conn *c;
 		int nfd, cfd, e;
+		bool parked;
 
 		if (addr && len && (int)*len < 0)
 			return (int)usor_fail(-EINVAL);
-		nfd = usor_r->accept4(fd, (struct sockaddr *)&ss, &sl, flags);
-		if (nfd < 0)
-			return nfd;
 		e = errno;
+		/* A connection a per-call error left waiting comes first. */
+		nfd = usor_unpark(fd);
+		parked = nfd >= 0;
+		if (parked) {
+			if (usor_r->getpeername(nfd, (struct sockaddr *)&ss, &sl)) {
+				usor_r->close(nfd);
+				errno = e;
+				continue;
+			}
+		} else {
+			nfd = usor_r->accept4(fd, (struct sockaddr *)&ss, &sl, flags);
+			if (nfd < 0)
+				return nfd;
+			e = errno;
+		}
 		st = usor_state_get();
-		if (!st || !usor_v4_of((struct sockaddr *)&ss, sl, false, &sin) ||
-		    !is_local(st, sin.sin_addr.s_addr))
+		if (!parked &&
+		    (!st || !usor_v4_of((struct sockaddr *)&ss, sl, false, &sin) ||
+		     !is_local(st, sin.sin_addr.s_addr)))
 			goto plain;
 		memset(&rq, 0, sizeof(rq));
 		rq.fd = nfd;	/* only its holder may claim the dummy */
@@ -410,28 +436,56 @@ int usor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 			cfd = usor_r->ioctl(usor_ctl_fd(), EUSRV_SOR_ACCEPT, &rq);
 		} while (cfd < 0 && errno == EINTR);
 		if (cfd < 0) {
-			if (errno == ENOENT) {
+			int err = errno;
+
+			if (err == EMFILE || err == ENFILE || err == ENOMEM) {
+				/* As TCP: the error, the connection kept. */
+				if (usor_park(fd, nfd))
+					return -1;
+				usor_r->close(nfd);
+				errno = err;
+				return -1;
+			}
+			if (!parked && err == ENOENT) {
 				note(nfd, EUSRV_SOR_R_LOCAL, 0);
 				goto plain;
 			}
-			if (errno == ENOTTY || errno == EBADF || errno == EINVAL)
-				goto plain;	/* no control file: keep it */
-			/* A dummy whose set-up failed: not a client. */
+			/* No control file: keep it. */
+			if (!parked && (err == ENOTTY || err == EBADF || err == EINVAL))
+				goto plain;
+			/*
+			 * A dummy whose set-up failed, or a parked one another
+			 * process (a fork's) claimed: not a client.
+			 */
 			usor_r->close(nfd);
 			errno = e;
 			continue;
 		}
 		c = usor_conn_map(cfd);
 		if (!c) {
+			/* No memory to map it: gone, as TCP's accept drops it. */
+			int err = errno;
+
 			usor_r->close(cfd);
 			usor_r->close(nfd);
-			errno = e;
-			continue;
+			errno = err;
+			return -1;
 		}
+		/*
+		 * The names TCP would give: the dummy connected to the
+		 * listener's address, or to loopback for a wildcard one,
+		 * which the client reached at our first address (the one
+		 * its side names, usor_node_addr_like()); the client is at
+		 * its address on that network, from the port it bound.
+		 */
 		v4_name(nfd, false, &c->local);
-		c->peer.sin_addr.s_addr = usor_node_addr(st, c->peer_node);
+		if (!c->local.sin_addr.s_addr || is_loopback(c->local.sin_addr.s_addr) ||
+		    usor_peers_find(&st->peers, c->local.sin_addr.s_addr) != (int)c->node)
+			c->local.sin_addr.s_addr = usor_node_addr(st, c->node);
+		c->peer.sin_addr.s_addr = usor_node_addr_like(st, c->peer_node, c->node,
+							      c->local.sin_addr.s_addr);
 		c->family = ss.ss_family;
-		if (install(cfd, nfd, flags & SOCK_CLOEXEC, c) < 0) {
+		if (install(cfd, nfd, flags & SOCK_CLOEXEC, c, true) < 0) {
 			usor_r->close(nfd);
 			errno = e;
 			continue;

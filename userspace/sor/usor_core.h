@@ -76,6 +76,8 @@ struct usor_real {
 	int (*sched_yield)(void);
 	pid_t (*gettid)(void);	/* cheap: the ring locks ask it every time */
 	pid_t (*getpid)(void);	/* the kernel's answer, never a cached one */
+	/* A new socket (opts.c answers some options with one made for it). */
+	int (*socket)(int domain, int type, int protocol);
 };
 
 /*

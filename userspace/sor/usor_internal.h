@@ -32,13 +32,22 @@
 #define USOR_NS_PER_US	1000LL
 #define USOR_US_PER_S	1000000LL
 
-/* Socket options remembered on a connection (values up to 8 bytes). */
-#define USOR_MAX_OPTS	16
+/*
+ * The socket options an accepted connection keeps (opts.c), in its face
+ * (below), a slot each: an int set with 4 bytes in a word with its key,
+ * other values up to USOR_OPT_MAX bytes in a larger slot.  A client
+ * connection keeps none: the driver holds its socket.
+ */
+#define USOR_MAX_INTS	160
+#define USOR_MAX_OPTS	12
+#define USOR_OPT_MAX	40
 
 struct usor_opt {
-	uint32_t key;		/* level << 16 | name; 0 free */
-	uint32_t len;
-	uint64_t val;
+	uint32_t key;		/* opts.c's key of level and name; 0 free */
+	uint32_t seq;		/* odd while the value is written */
+	uint32_t len;		/* of the value; 0 none */
+	uint32_t reserved;
+	unsigned char val[USOR_OPT_MAX];
 };
 
 struct usor_conn {
@@ -74,9 +83,15 @@ struct usor_conn {
 
 	/* State kept by the core (atomic). */
 	unsigned int shut;	/* USOR_X_SHUT_RD once shutdown(SHUT_RD) */
-	int64_t rcvtimeo_ns;	/* -1: none */
+	int64_t rcvtimeo_ns;	/* -1: none; 0: never waits */
 	int64_t sndtimeo_ns;
-	struct usor_opt opts[USOR_MAX_OPTS];
+
+	/* What answers its other socket options (opts.c): USOR_KIND_*. */
+	unsigned int kind;
+	/* Kept with its face (struct usor_face says what they are). */
+	uint64_t cookie;
+	int syn_ttl;
+	int syn_ifindex;
 };
 
 /* ---- real.c ---------------------------------------------------------------- */
@@ -136,17 +151,43 @@ int usor_ctl_fd(void);
 void usor_ctl_gone(int fd);
 /* First address of NODE in the peers file (network order), or 0. */
 uint32_t usor_node_addr(const struct usor_state *st, uint32_t node);
+/*
+ * The address of NODE that talks to ADDR, one of node OF's: the one in
+ * the same place of NODE's peers line as ADDR in OF's (a node's second
+ * address talks to another's second address: the same network), or
+ * NODE's first when ADDR is not one of OF's or NODE has fewer addresses.
+ */
+uint32_t usor_node_addr_like(const struct usor_state *st, uint32_t node,
+			     uint32_t of, uint32_t addr);
 
 /* ---- opts.c ---------------------------------------------------------------- */
 
 /*
+ * What answers the socket options a connection does not implement itself:
+ * a client's own TCP socket, which the driver keeps (EUSRV_SOR_SOCKET), or
+ * for an accepted connection a TCP socket made for the call and given the
+ * options the connection keeps (struct usor_face opts).  UNKNOWN until the
+ * driver was asked.
+ */
+#define USOR_KIND_UNKNOWN	0U
+#define USOR_KIND_CLIENT	1U
+#define USOR_KIND_SERVER	2U
+
+/*
  * getsockopt and setsockopt on connection C, whose file is CFD (no errno:
- * 0 or a negative one).
+ * 0 or a negative one).  Each answers, length included, as a TCP socket
+ * between the same addresses would.
  */
 int usor_conn_getopt(struct usor_conn *c, int cfd, int level, int name,
 		     void *val, socklen_t *len);
 int usor_conn_setopt(struct usor_conn *c, int cfd, int level, int name,
 		     const void *val, socklen_t len);
+/*
+ * C takes the place of the socket FD (C's file is CFD): what C keeps
+ * itself comes from FD (timeouts, SO_LINGER, SO_COOKIE); an accepted
+ * connection (SERVER) also keeps the options FD has from its listener.
+ */
+void usor_conn_import(struct usor_conn *c, int fd, int cfd, bool server);
 
 /* ---- face.c ---------------------------------------------------------------- */
 
@@ -157,9 +198,10 @@ int usor_conn_setopt(struct usor_conn *c, int cfd, int level, int name,
  * same socket.  Written by the process that changes it, read (and
  * checked: any process may have written it) on adoption.
  */
-#define USOR_FACE_MAGIC	0x45534f46U	/* "FOSE" */
+#define USOR_FACE_MAGIC	0x32534f46U	/* "FOS2" */
 
 struct usor_face {
+	/* Written whole by usor_face_save(), magic last. */
 	uint32_t magic;		/* USOR_FACE_MAGIC once complete */
 	int32_t family;
 	struct sockaddr_in local;
@@ -168,9 +210,25 @@ struct usor_face {
 	uint32_t reserved;
 	int64_t rcvtimeo_ns;
 	int64_t sndtimeo_ns;
+	uint64_t cookie;	/* SO_COOKIE of the socket it replaced; 0 unknown */
+	/*
+	 * An accepted connection's IP_MULTICAST_TTL (IPV6_MULTICAST_HOPS): the
+	 * TTL of its SYN, as TCP keeps it; 0 unknown.  IPV6_MULTICAST_IF: the
+	 * interface the SYN came in on, its local address's.
+	 */
+	int32_t syn_ttl;
+	int32_t syn_ifindex;
+	/*
+	 * The options an accepted connection keeps (opts.c): live, shared by
+	 * every process that maps it, written slot by slot, never by
+	 * usor_face_save().  ints: key << 32 | value, 0 free.
+	 */
+	uint64_t ints[USOR_MAX_INTS];
 	struct usor_opt opts[USOR_MAX_OPTS];
 };
 
+/* The face in C's page (C mapped). */
+struct usor_face *usor_face_of(struct usor_conn *c);
 /* Keep C's face in its page (after any change of it). */
 void usor_face_save(struct usor_conn *c);
 /*
@@ -180,11 +238,6 @@ void usor_face_save(struct usor_conn *c);
  * is not a connection.
  */
 struct usor_conn *usor_adopt(int fd);
-/*
- * Copy the socket options a program may have set on FD into C, whose file
- * is CFD (before FD is replaced by the connection).
- */
-void usor_face_import(int fd, int cfd, struct usor_conn *c);
 
 /* ---- pending.c ------------------------------------------------------------- */
 
@@ -217,6 +270,20 @@ struct usor_conn *usor_fd_route(int *fd);
  */
 struct usor_conn *usor_fd_route_io(int *fd);
 #define USOR_FD_FAILED	INT_MIN
+
+/* ---- parked.c -------------------------------------------------------------- */
+
+/*
+ * Park NFD, accepted on listener LFD, whose connection could not be
+ * claimed for a per-call error; false if it cannot be kept (then close
+ * it).  errno is unchanged.
+ */
+bool usor_park(int lfd, int nfd);
+/* A socket parked on listener LFD, or -1 (errno unchanged). */
+int usor_unpark(int lfd);
+/* Descriptors FIRST..LAST are closed or replaced (close, dup2, ...). */
+void usor_park_gone(unsigned int first, unsigned int last);
+void usor_park_fork_child(void);
 
 /* ---- sockops.c ------------------------------------------------------------- */
 

@@ -6,7 +6,8 @@
  * connection), threads (concurrent senders and a receiver), the dup family,
  * epoll (edge and level triggered, one fd in two sets), non-blocking
  * connect/send/recv, half-close, the call surface (select, poll, MSG_*
- * flags, FIONREAD/SIOCOUTQ, names, IPv4-mapped IPv6), close with unread
+ * flags, FIONREAD/SIOCOUTQ, names, IPv4-mapped IPv6), every socket option
+ * and the names as TCP gives them, close with unread
  * data, close with data still queued (a slow reader), the peer killed, many connections at once, connect/close cycles,
  * and a program that scribbles over its ring header and sends garbage
  * ioctls.  Every byte is checked.  Prints "ok MODE ..." and exits 0, or
@@ -19,7 +20,7 @@
  *   sor-test MODE HOST PORT [N]         MODE: integrity fork threads dup
  *                                       epoll nonblock halfclose calls
  *                                       unread peerkill closeflush
- *                                       closestall soak
+ *                                       closestall soak sockopts
  *                                       forgotten stress (serve);
  *                                       many cycles scribble (serve-many)
  *
@@ -28,8 +29,10 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -63,6 +66,7 @@
 #define THREADS		4
 #define PER_THREAD	3000
 #define SMALL_BUF	4096	/* ring wish of serve-many and its clients */
+#define EMFILE_HELLO	"hello, emfile"	/* serve-emfile's greeting */
 
 static const char *mode = "sor-test";
 
@@ -443,6 +447,9 @@ static int accept_next(int l)
 	}
 }
 
+static void serve_sockopts(int fd);
+static bool is_rdma(int fd);
+
 static int serve(int port)
 {
 	int l = listen_on(port, 128, false);
@@ -468,6 +475,7 @@ static int serve(int port)
 			case 'L': linger_reset(fd); break;
 			case 'Y': exec_self(fd); break;
 			case 'K': raise(SIGKILL); break;
+			case 'O': serve_sockopts(fd); break;
 			default: fail("unknown test");
 			}
 			close(fd);
@@ -1879,6 +1887,54 @@ static void t_preopts(const char *host, const char *port, uint64_t n)
 }
 
 /* The server closes with SO_LINGER {1, 0}: we see ECONNRESET, not EOF. */
+/*
+ * emfile, against serve-emfile: the first connection waits while the
+ * server is out of descriptors and is echoed once it accepts; the second
+ * is dropped with the server's listener, which this side learns (a
+ * refused connect, or EOF or a reset) instead of waiting for ever.
+ */
+static void t_emfile(const char *host, const char *port, uint64_t n)
+{
+	char buf[sizeof(EMFILE_HELLO)];
+	struct pollfd p;
+	int fd;
+
+	(void)n;
+	fd = dial(host, port, 0, false);
+	if (!is_rdma(fd))
+		fail("emfile: not over RDMA");
+	write_all(fd, EMFILE_HELLO, sizeof(buf));
+	if (read_all(fd, buf, sizeof(buf)) != sizeof(buf) ||
+	    memcmp(buf, EMFILE_HELLO, sizeof(buf)))
+		fail("emfile: no echo");
+	close(fd);
+
+	{
+		struct addrinfo *res = resolve(host, port);
+
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			die("socket");
+		if (connect(fd, res->ai_addr, res->ai_addrlen)) {
+			freeaddrinfo(res);
+			if (errno != ECONNREFUSED && errno != ECONNRESET)
+				die("emfile: second connect");
+			printf("emfile: echoed after the server's EMFILE; the second refused with its listener\n");
+			close(fd);
+			return;
+		}
+		freeaddrinfo(res);
+	}
+	p.fd = fd;
+	p.events = POLLIN;
+	if (poll(&p, 1, 30000) != 1)
+		fail("emfile: the dropped connection still open after 30 s");
+	if (recv(fd, buf, sizeof(buf), 0) > 0)
+		fail("emfile: data on the dropped connection");
+	close(fd);
+	printf("emfile: echoed after the server's EMFILE; the second ended with its listener\n");
+}
+
 static void t_linger0(const char *host, const char *port, uint64_t n)
 {
 	int fd = start(host, port, 'L');
@@ -2291,6 +2347,562 @@ static bool is_rdma(int fd)
 	       in.state != EUSRV_SOR_ST_CONNECTING && in.state != EUSRV_SOR_ST_TCP;
 }
 
+/* ---- socket options and names: a connection answers as TCP does ---- */
+
+/*
+ * sockopts: every option of socket(7), ip(7), ipv6(7) and tcp(7) that
+ * getsockopt takes, asked with several lengths, on a connection over RDMA
+ * and on a TCP connection between the same two nodes, on both ends (the
+ * server, 'O', makes a listener the driver knows and one it does not, on
+ * each family, and compares its two accepted sockets the same way; the
+ * client's IPv6 connection over RDMA is set up in the background); then
+ * the same after setting options on both.  Return, errno, length and
+ * value must be TCP's, but for the options whose values differ for a
+ * reason, below (docs/user-guide.md "Socket options"), and the names of
+ * each end must be the other end's, as accept() gave them.
+ */
+
+/*
+ * Options whose value (not their return or length) differs, and why; with
+ * SET, any answer may differ once options were set.
+ */
+static const struct {
+	int level, name;
+	const char *why;
+	bool set;
+} opt_differs[] = {
+	{ SOL_SOCKET, SO_SNDBUF, "the send ring's size, not TCP's send buffer", false },
+	{ SOL_SOCKET, SO_RCVBUF, "the receive ring's size, not TCP's receive buffer", false },
+	{ SOL_SOCKET, SO_MEMINFO, "TCP's buffer accounting; a connection's bytes are in its rings", false },
+	{ SOL_SOCKET, SO_INCOMING_CPU, "the CPU of the last packet TCP received; a connection receives none", false },
+	{ SOL_SOCKET, SO_INCOMING_NAPI_ID, "the NIC queue of the last packet TCP received; none", false },
+	{ SOL_SOCKET, SO_COOKIE, "each socket's own", false },
+	{ SOL_SOCKET, SO_PEERNAME, "the two connections' ports differ; checked against getpeername()", false },
+	{ IPPROTO_IP, 52 /* IP_PROTOCOL */, "TCP gives its local port; checked against getsockname()", false },
+	{ IPPROTO_TCP, TCP_MAXSEG, "TCP's segment size on the route; a connection has no segments", false },
+	{ IPPROTO_TCP, TCP_INFO, "TCP's state and counters; a connection shows no segments", false },
+	{ IPPROTO_TCP, TCP_WINDOW_CLAMP, "the handshake sets TCP's from its buffer; a connection has no window", false },
+	{ IPPROTO_TCP, TCP_TIMESTAMP, "TCP's timestamp clock, offset at random per connection", false },
+	{ IPPROTO_TCP, TCP_QUICKACK, "whether TCP's delayed ACKs are in interactive mode; a connection sends no ACKs", false },
+#define ROUTE_CACHE "TCP's cached route, which IP_TOS, SO_MARK or SO_BINDTODEVICE drop until its next packet (ENOTCONN meanwhile); a connection's route at any time"
+	{ IPPROTO_IP, IP_MTU, ROUTE_CACHE, true },
+	{ IPPROTO_IPV6, IPV6_MTU, ROUTE_CACHE, true },
+	{ IPPROTO_IPV6, IPV6_PATHMTU, ROUTE_CACHE, true },
+};
+
+/* Why the value of option NAME of LEVEL differs (*ANY: its answer too). */
+static const char *differs(int level, int name, bool set, bool *any)
+{
+	size_t i;
+
+	*any = false;
+	for (i = 0; i < sizeof(opt_differs) / sizeof(opt_differs[0]); i++) {
+		if (opt_differs[i].level != level || opt_differs[i].name != name ||
+		    (opt_differs[i].set && !set))
+			continue;
+		*any = opt_differs[i].set;
+		return opt_differs[i].why;
+	}
+	return NULL;
+}
+
+/* The option numbers asked at each level (netfilter's numbers left out). */
+static const struct {
+	int level, lo, hi;
+} opt_ranges[] = {
+	{ SOL_SOCKET, 0, 80 }, { IPPROTO_IP, 0, 63 }, { IPPROTO_IPV6, 0, 63 },
+	{ IPPROTO_IPV6, 66, 67 }, { IPPROTO_IPV6, 70, 80 }, { IPPROTO_TCP, 0, 45 },
+	{ IPPROTO_UDP, 0, 5 }, { 282 /* SOL_TLS */, 0, 5 },
+};
+static const int opt_lens[] = { 256, 32, 16, 8, 4, 1, 0, -1 };
+
+/* Mismatches found, as lines for the report (the first few). */
+struct opt_report {
+	char text[8192];
+	size_t used;
+	unsigned int bad, asked, options, differ;
+};
+
+static void report(struct opt_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void report(struct opt_report *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	r->bad++;
+	if (r->used + 200 >= sizeof(r->text))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(r->text + r->used, sizeof(r->text) - r->used, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		r->used += (size_t)n < sizeof(r->text) - r->used ? (size_t)n :
+			   sizeof(r->text) - r->used - 1;
+}
+
+struct opt_answer {
+	int rc, err;
+	socklen_t len;
+	unsigned char val[256];
+};
+
+static void opt_ask(int fd, int level, int name, int len, struct opt_answer *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->len = (socklen_t)len;
+	a->rc = getsockopt(fd, level, name, a->val, &a->len);
+	a->err = a->rc ? errno : 0;
+}
+
+static void opt_hex(char *out, const struct opt_answer *a)
+{
+	socklen_t i;
+
+	*out = 0;
+	if (a->rc) {
+		sprintf(out, "%s", strerror(a->err));
+		return;
+	}
+	out += sprintf(out, "len %u:", (unsigned int)a->len);
+	for (i = 0; i < a->len && i < 24; i++)
+		out += sprintf(out, "%02x", a->val[i]);
+}
+
+/*
+ * Every option on RDMA connection R and TCP connection T (SET: after
+ * opt_set_all): mismatches in REP.
+ */
+static void opt_compare(int r, int t, const char *where, bool set,
+			struct opt_report *rep)
+{
+	struct opt_answer ar, at;
+	char hr[80], ht[80];
+	size_t i, k;
+	int name;
+
+	for (i = 0; i < sizeof(opt_ranges) / sizeof(opt_ranges[0]); i++) {
+		for (name = opt_ranges[i].lo; name <= opt_ranges[i].hi; name++) {
+			int level = opt_ranges[i].level;
+			bool any, answered = false;
+			const char *why = differs(level, name, set, &any);
+
+			for (k = 0; k < sizeof(opt_lens) / sizeof(opt_lens[0]); k++) {
+				opt_ask(t, level, name, opt_lens[k], &at);
+				opt_ask(r, level, name, opt_lens[k], &ar);
+				rep->asked++;
+				answered |= !at.rc;
+				if (any || (ar.rc == at.rc && ar.err == at.err &&
+					    ar.len == at.len &&
+					    (why || at.rc || !memcmp(ar.val, at.val, at.len))))
+					continue;
+				opt_hex(hr, &ar);
+				opt_hex(ht, &at);
+				report(rep, "%s: getsockopt(%d, %d) len %d: RDMA %s, TCP %s\n",
+				       where, level, name, opt_lens[k], hr, ht);
+			}
+			if (answered && !set) {
+				rep->options++;
+				rep->differ += why != NULL;
+			}
+		}
+	}
+}
+
+/* A socket's name as a family-sized blob. */
+struct opt_name {
+	socklen_t len;
+	unsigned char a[sizeof(struct sockaddr_in6)];
+};
+
+static void name_of(int fd, bool peer, struct opt_name *n)
+{
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+
+	memset(n, 0, sizeof(*n));
+	if ((peer ? getpeername(fd, (struct sockaddr *)&ss, &l) :
+		    getsockname(fd, (struct sockaddr *)&ss, &l)) ||
+	    l > sizeof(n->a))
+		die(peer ? "getpeername" : "getsockname");
+	n->len = l;
+	memcpy(n->a, &ss, l);
+}
+
+static void name_str(char *out, const struct opt_name *n)
+{
+	char h[INET6_ADDRSTRLEN] = "?";
+	const struct sockaddr_in *s4 = (const void *)n->a;
+	const struct sockaddr_in6 *s6 = (const void *)n->a;
+
+	if (s4->sin_family == AF_INET) {
+		inet_ntop(AF_INET, &s4->sin_addr, h, sizeof(h));
+		sprintf(out, "%s:%u", h, ntohs(s4->sin_port));
+	} else {
+		inet_ntop(AF_INET6, &s6->sin6_addr, h, sizeof(h));
+		sprintf(out, "[%s]:%u", h, ntohs(s6->sin6_port));
+	}
+}
+
+static bool name_eq(const struct opt_name *a, const struct opt_name *b, bool port)
+{
+	const struct sockaddr_in *a4 = (const void *)a->a, *b4 = (const void *)b->a;
+	const struct sockaddr_in6 *a6 = (const void *)a->a, *b6 = (const void *)b->a;
+
+	if (a->len != b->len || a4->sin_family != b4->sin_family)
+		return false;
+	if (port && memcmp(a->a, b->a, a->len))
+		return false;
+	if (a4->sin_family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+}
+
+static void name_check(struct opt_report *rep, const char *what,
+		       const struct opt_name *got, const struct opt_name *want,
+		       bool port)
+{
+	char g[80], w[80];
+
+	if (name_eq(got, want, port))
+		return;
+	name_str(g, got);
+	name_str(w, want);
+	report(rep, "%s: %s, not %s\n", what, g, w);
+}
+
+/* SO_PEERNAME and IP_PROTOCOL of FD against its names. */
+static void name_opts(int fd, const char *where, struct opt_report *rep)
+{
+	struct opt_name p, s;
+	struct opt_answer a;
+	int v = -1;
+
+	name_of(fd, true, &p);
+	name_of(fd, false, &s);
+	opt_ask(fd, SOL_SOCKET, SO_PEERNAME, (int)p.len, &a);
+	if (a.rc || a.len != p.len || memcmp(a.val, p.a, p.len))
+		report(rep, "%s: SO_PEERNAME is not getpeername()\n", where);
+	opt_ask(fd, IPPROTO_IP, 52 /* IP_PROTOCOL */, 4, &a);
+	memcpy(&v, a.val, sizeof(v));
+	if (a.rc || v != ntohs(((struct sockaddr_in *)(void *)s.a)->sin_port))
+		report(rep, "%s: IP_PROTOCOL is not the local port (TCP's inet_num)\n", where);
+}
+
+/* Options set on both connections: each must give TCP's return. */
+struct opt_set {
+	int level, name;
+	const void *val;
+	socklen_t len;
+	const char *differs;	/* why the return may differ */
+};
+
+static const int v0 = 0, v1 = 1, v2 = 2, v3 = 3, v4 = 4, v5 = 5, v7 = 7, v8 = 8,
+	v9 = 9, v10 = 10, v13 = 13, v20 = 20, v33 = 33, v50 = 50, v77 = 77,
+	v1000 = 1000, v1200 = 1200, v5000 = 5000, v65536 = 65536,
+	v100000 = 100000, v1000000 = 1000000, v_tos = 0x10, v_tclass = 0x20,
+	v_ts = 0x18 /* SOF_TIMESTAMPING_SOFTWARE | RX_SOFTWARE */,
+	v_ts_id = 0x98 /* and OPT_ID */, v_range = 20000 | 30000 << 16;
+static const struct linger lg_on = { 1, 7 };
+static const struct timeval tv_rcv = { 3, 1 }, tv_snd = { 0, 1 }, tv_bad = { 0, 2000000 };
+static const unsigned char ip_nops[4] = { 1, 1, 1, 0 };
+static const struct { clockid_t clockid; uint32_t flags; } txtime = { CLOCK_MONOTONIC, 0 };
+
+#define SET(l, n, v) { l, n, &v, sizeof(v), NULL }
+#define SET_LEN(l, n, v, len) { l, n, &v, len, NULL }
+#define SET_DIFF(l, n, v, why) { l, n, &v, sizeof(v), why }
+
+static const struct opt_set opt_sets[] = {
+	SET(SOL_SOCKET, SO_DEBUG, v1), SET(SOL_SOCKET, SO_REUSEADDR, v0),
+	SET(SOL_SOCKET, SO_DONTROUTE, v1), SET(SOL_SOCKET, SO_BROADCAST, v1),
+	SET(SOL_SOCKET, SO_SNDBUF, v65536), SET(SOL_SOCKET, SO_RCVBUF, v65536),
+	SET(SOL_SOCKET, SO_KEEPALIVE, v1), SET(SOL_SOCKET, SO_OOBINLINE, v1),
+	SET(SOL_SOCKET, SO_NO_CHECK, v1), SET(SOL_SOCKET, SO_PRIORITY, v5),
+	SET(SOL_SOCKET, SO_LINGER, lg_on), SET(SOL_SOCKET, SO_REUSEPORT, v1),
+	SET(SOL_SOCKET, SO_PASSCRED, v1), SET(SOL_SOCKET, SO_RCVLOWAT, v10),
+	SET(SOL_SOCKET, SO_SNDLOWAT, v1), SET(SOL_SOCKET, SO_RCVTIMEO, tv_rcv),
+	SET(SOL_SOCKET, SO_SNDTIMEO, tv_snd), SET(SOL_SOCKET, SO_RCVTIMEO, tv_bad),
+	SET_LEN(SOL_SOCKET, SO_BINDTODEVICE, "mgmt0", 6),
+	SET(SOL_SOCKET, SO_TIMESTAMP, v1), SET(SOL_SOCKET, SO_TIMESTAMPNS, v1),
+	SET(SOL_SOCKET, SO_TIMESTAMPING, v_ts),
+	SET_DIFF(SOL_SOCKET, SO_TIMESTAMPING, v_ts_id,
+		 "SOF_TIMESTAMPING_OPT_ID: TCP takes it once connected; a connection has no timestamps to give"),
+	SET(SOL_SOCKET, SO_TIMESTAMPING, v_ts),	/* the same again on both */
+	SET(SOL_SOCKET, SO_PASSSEC, v1), SET(SOL_SOCKET, SO_MARK, v7),
+	SET(SOL_SOCKET, SO_RXQ_OVFL, v1), SET(SOL_SOCKET, SO_WIFI_STATUS, v1),
+	SET(SOL_SOCKET, SO_PEEK_OFF, v0), SET(SOL_SOCKET, SO_NOFCS, v1),
+	SET(SOL_SOCKET, SO_LOCK_FILTER, v1), SET(SOL_SOCKET, SO_SELECT_ERR_QUEUE, v1),
+	SET(SOL_SOCKET, SO_BUSY_POLL, v50), SET(SOL_SOCKET, SO_MAX_PACING_RATE, v1000000),
+	SET(SOL_SOCKET, SO_INCOMING_CPU, v0), SET(SOL_SOCKET, SO_ZEROCOPY, v1),
+	SET(SOL_SOCKET, SO_TXTIME, txtime), SET(SOL_SOCKET, 69 /* SO_PREFER_BUSY_POLL */, v1),
+	SET(SOL_SOCKET, 70 /* SO_BUSY_POLL_BUDGET */, v8), SET(SOL_SOCKET, 72 /* SO_BUF_LOCK */, v3),
+	SET(SOL_SOCKET, 74 /* SO_TXREHASH */, v0), SET(SOL_SOCKET, 75 /* SO_RCVMARK */, v1),
+	SET(SOL_SOCKET, SO_CNX_ADVICE, v1), SET(SOL_SOCKET, SO_DETACH_FILTER, v0),
+	SET_LEN(SOL_SOCKET, SO_LINGER, lg_on, 4), SET_LEN(SOL_SOCKET, SO_PRIORITY, v1, 2),
+	SET_LEN(SOL_SOCKET, SO_KEEPALIVE, v1, 0),
+	SET(IPPROTO_IP, IP_TOS, v_tos), SET(IPPROTO_IP, IP_TTL, v33),
+	SET(IPPROTO_IP, IP_OPTIONS, ip_nops), SET(IPPROTO_IP, IP_RECVOPTS, v1),
+	SET(IPPROTO_IP, IP_RETOPTS, v1), SET(IPPROTO_IP, IP_PKTINFO, v1),
+	SET(IPPROTO_IP, IP_RECVTTL, v1), SET(IPPROTO_IP, IP_RECVTOS, v1),
+	SET(IPPROTO_IP, IP_MTU_DISCOVER, v0), SET(IPPROTO_IP, IP_RECVERR, v1),
+	SET(IPPROTO_IP, IP_MULTICAST_TTL, v3), SET(IPPROTO_IP, IP_MULTICAST_LOOP, v0),
+	SET(IPPROTO_IP, IP_FREEBIND, v1), SET(IPPROTO_IP, IP_PASSSEC, v1),
+	SET(IPPROTO_IP, IP_TRANSPARENT, v1), SET(IPPROTO_IP, IP_RECVORIGDSTADDR, v1),
+	SET(IPPROTO_IP, IP_MINTTL, v2), SET(IPPROTO_IP, IP_CHECKSUM, v1),
+	SET(IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, v1), SET(IPPROTO_IP, IP_RECVFRAGSIZE, v1),
+	SET(IPPROTO_IP, IP_RECVERR_RFC4884, v1), SET(IPPROTO_IP, IP_MULTICAST_ALL, v0),
+	SET(IPPROTO_IP, IP_UNICAST_IF, v0), SET(IPPROTO_IP, 51 /* IP_LOCAL_PORT_RANGE */, v_range),
+	SET(IPPROTO_IP, IP_HDRINCL, v1), SET(IPPROTO_IP, IP_TTL, v0),
+	SET(IPPROTO_TCP, TCP_NODELAY, v1), SET(IPPROTO_TCP, TCP_MAXSEG, v1200),
+	SET(IPPROTO_TCP, TCP_CORK, v1), SET(IPPROTO_TCP, TCP_KEEPIDLE, v77),
+	SET(IPPROTO_TCP, TCP_KEEPINTVL, v13), SET(IPPROTO_TCP, TCP_KEEPCNT, v4),
+	SET(IPPROTO_TCP, TCP_SYNCNT, v3), SET(IPPROTO_TCP, TCP_LINGER2, v20),
+	SET(IPPROTO_TCP, TCP_DEFER_ACCEPT, v5), SET(IPPROTO_TCP, TCP_WINDOW_CLAMP, v0),
+	SET(IPPROTO_TCP, TCP_WINDOW_CLAMP, v100000), SET(IPPROTO_TCP, TCP_QUICKACK, v1),
+	SET_LEN(IPPROTO_TCP, TCP_CONGESTION, "reno", 4),
+	SET_LEN(IPPROTO_TCP, TCP_CONGESTION, "nosuchcc", 8),
+	SET(IPPROTO_TCP, TCP_THIN_LINEAR_TIMEOUTS, v1), SET(IPPROTO_TCP, TCP_THIN_DUPACK, v1),
+	SET(IPPROTO_TCP, TCP_USER_TIMEOUT, v5000), SET(IPPROTO_TCP, TCP_FASTOPEN, v5),
+	SET(IPPROTO_TCP, TCP_FASTOPEN_CONNECT, v1), SET(IPPROTO_TCP, TCP_NOTSENT_LOWAT, v1000),
+	SET(IPPROTO_TCP, TCP_SAVE_SYN, v1), SET(IPPROTO_TCP, TCP_INQ, v1),
+	SET(IPPROTO_TCP, TCP_TX_DELAY, v10), SET(IPPROTO_TCP, TCP_FASTOPEN_NO_COOKIE, v1),
+	SET(IPPROTO_TCP, TCP_TIMESTAMP, v1), SET(IPPROTO_TCP, TCP_KEEPIDLE, v0),
+	SET(IPPROTO_TCP, TCP_MAXSEG, v10), SET(IPPROTO_TCP, TCP_REPAIR_QUEUE, v1),
+	SET(IPPROTO_IPV6, IPV6_UNICAST_HOPS, v9), SET(IPPROTO_IPV6, IPV6_TCLASS, v_tclass),
+	SET(IPPROTO_IPV6, IPV6_RECVPKTINFO, v1), SET(IPPROTO_IPV6, IPV6_V6ONLY, v1),
+	SET(IPPROTO_IPV6, IPV6_MTU_DISCOVER, v0), SET(IPPROTO_IPV6, IPV6_RECVERR, v1),
+	SET(IPPROTO_IPV6, IPV6_DONTFRAG, v1), SET(IPPROTO_IPV6, IPV6_AUTOFLOWLABEL, v0),
+	SET(IPPROTO_IPV6, IPV6_MINHOPCOUNT, v2), SET(IPPROTO_IPV6, IPV6_FREEBIND, v1),
+	SET(IPPROTO_IPV6, IPV6_TRANSPARENT, v1), SET(IPPROTO_IPV6, IPV6_MULTICAST_HOPS, v3),
+	SET(IPPROTO_IPV6, IPV6_RECVTCLASS, v1),
+};
+
+/* Set each of opt_sets on R and T, then compare every option again. */
+static void opt_set_all(int r, int t, const char *where, struct opt_report *rep,
+			unsigned int *sets)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(opt_sets) / sizeof(opt_sets[0]); i++) {
+		const struct opt_set *s = &opt_sets[i];
+		int rt = setsockopt(t, s->level, s->name, s->val, s->len);
+		int et = rt ? errno : 0;
+		int rr = setsockopt(r, s->level, s->name, s->val, s->len);
+		int er = rr ? errno : 0;
+
+		(*sets)++;
+		if ((rr != rt || er != et) && !s->differs)
+			report(rep, "%s: setsockopt(%d, %d) len %u: RDMA %s, TCP %s\n",
+			       where, s->level, s->name, (unsigned int)s->len,
+			       rr ? strerror(er) : "0", rt ? strerror(et) : "0");
+	}
+}
+
+/* The listening sockets of the 'O' server: the driver knows R, not T. */
+static int opt_listener(int family, bool registered, uint16_t *port)
+{
+	struct sockaddr_in6 a6;
+	struct sockaddr_in a;
+	struct sockaddr_storage ss;
+	socklen_t l = sizeof(ss);
+	int fd = socket(family, SOCK_STREAM, 0), one = 1, r;
+
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		die("socket");
+	memset(&a, 0, sizeof(a));
+	memset(&a6, 0, sizeof(a6));
+	a.sin_family = AF_INET;
+	a6.sin6_family = AF_INET6;
+	r = family == AF_INET ? bind(fd, (struct sockaddr *)&a, sizeof(a)) :
+				bind(fd, (struct sockaddr *)&a6, sizeof(a6));
+	if (r || (registered ? listen(fd, 4) : (int)syscall(SYS_listen, fd, 4)) ||
+	    getsockname(fd, (struct sockaddr *)&ss, &l))
+		die("bind/listen");
+	*port = family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port :
+				    ((struct sockaddr_in6 *)&ss)->sin6_port;
+	return fd;
+}
+
+static void send_report(int fd, const struct opt_report *rep)
+{
+	uint32_t n[2] = { rep->bad, (uint32_t)rep->used };
+
+	write_all(fd, n, sizeof(n));
+	write_all(fd, rep->text, n[1]);
+}
+
+static const int opt_families[] = { AF_INET, AF_INET6 };
+
+/* The server's side of sockopts (test 'O'): FD is the control connection. */
+static void serve_sockopts(int fd)
+{
+	struct opt_report rep;
+	size_t f;
+
+	memset(&rep, 0, sizeof(rep));
+	for (f = 0; f < 2; f++) {
+		int fam = opt_families[f], lr, lt, sr, st;
+		struct opt_name cl[4], accepted, s_r[2], s_t[2];
+		const char *where = fam == AF_INET ? "server, IPv4" : "server, IPv4-mapped IPv6";
+		unsigned int sets = 0;
+		uint16_t ports[2];
+		struct sockaddr_storage ss;
+		socklen_t l = sizeof(ss);
+		char w[64];
+
+		lr = opt_listener(fam, true, &ports[0]);
+		lt = opt_listener(fam, false, &ports[1]);
+		write_all(fd, ports, sizeof(ports));
+		sr = accept(lr, (struct sockaddr *)&ss, &l);
+		if (sr < 0)
+			die("accept");
+		memset(&accepted, 0, sizeof(accepted));
+		accepted.len = l;
+		memcpy(accepted.a, &ss, l < sizeof(accepted.a) ? l : sizeof(accepted.a));
+		st = accept(lt, NULL, NULL);
+		if (st < 0)
+			die("accept");
+		if (!is_rdma(sr) || is_rdma(st))
+			report(&rep, "%s: the connections are not one over RDMA and one over TCP\n", where);
+		if (read_all(fd, cl, sizeof(cl)) != sizeof(cl))
+			fail("no names from the client");
+		name_of(sr, false, &s_r[0]);
+		name_of(sr, true, &s_r[1]);
+		name_of(st, false, &s_t[0]);
+		name_of(st, true, &s_t[1]);
+		/* cl: the client's RDMA local, peer; TCP local, peer. */
+		snprintf(w, sizeof(w), "%s: RDMA getpeername", where);
+		name_check(&rep, w, &s_r[1], &cl[0], true);
+		snprintf(w, sizeof(w), "%s: RDMA accept's address", where);
+		name_check(&rep, w, &accepted, &s_r[1], true);
+		snprintf(w, sizeof(w), "%s: RDMA getsockname", where);
+		name_check(&rep, w, &s_r[0], &cl[1], true);
+		snprintf(w, sizeof(w), "%s: RDMA getsockname, address", where);
+		name_check(&rep, w, &s_r[0], &s_t[0], false);
+		snprintf(w, sizeof(w), "%s: RDMA getpeername, address", where);
+		name_check(&rep, w, &s_r[1], &s_t[1], false);
+		snprintf(w, sizeof(w), "%s: TCP getpeername", where);
+		name_check(&rep, w, &s_t[1], &cl[2], true);
+		name_opts(sr, where, &rep);
+		opt_compare(sr, st, where, false, &rep);
+		opt_set_all(sr, st, where, &rep, &sets);
+		snprintf(w, sizeof(w), "%s, options set", where);
+		opt_compare(sr, st, w, true, &rep);
+		/* Both ends done before either closes (a FIN changes answers). */
+		if (read_all(fd, w, 1) != 1)
+			fail("the client went away");
+		write_all(fd, "D", 1);
+		close(sr);
+		close(st);
+		close(lr);
+		close(lt);
+	}
+	send_report(fd, &rep);
+}
+
+/*
+ * A connection of FAMILY to HOST's address, port PORT (network order);
+ * NB: made with a non-blocking connect() (then made blocking).
+ */
+static int opt_dial(int family, const struct sockaddr_in *host, uint16_t port,
+		    bool nb)
+{
+	struct sockaddr_in6 a6;
+	struct sockaddr_in a = *host;
+	int fd = socket(family, SOCK_STREAM | (nb ? SOCK_NONBLOCK : 0), 0), r, e = -1;
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	socklen_t l = sizeof(e);
+
+	if (fd < 0)
+		die("socket");
+	a.sin_port = port;
+	memset(&a6, 0, sizeof(a6));
+	a6.sin6_family = AF_INET6;
+	a6.sin6_port = port;
+	a6.sin6_addr.s6_addr[10] = 0xff;
+	a6.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&a6.sin6_addr.s6_addr[12], &a.sin_addr, 4);
+	r = family == AF_INET ? connect(fd, (struct sockaddr *)&a, sizeof(a)) :
+				connect(fd, (struct sockaddr *)&a6, sizeof(a6));
+	if (nb && r && errno == EINPROGRESS) {
+		if (poll(&p, 1, 10000) != 1 ||
+		    getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &l) || e)
+			fail("non-blocking connect: not connected");
+		r = fcntl(fd, F_SETFL, 0);
+	}
+	if (r)
+		die("connect");
+	return fd;
+}
+
+static void t_sockopts(const char *host, const char *port, uint64_t n)
+{
+	struct addrinfo *res = resolve(host, port);
+	struct sockaddr_in srv;
+	struct opt_report rep;
+	unsigned int sets = 0;
+	uint32_t theirs_bad[2];
+	char *theirs;
+	size_t f;
+	int fd;
+
+	(void)n;
+	memcpy(&srv, res->ai_addr, sizeof(srv));
+	freeaddrinfo(res);
+	fd = start(host, port, 'O');
+	memset(&rep, 0, sizeof(rep));
+	for (f = 0; f < 2; f++) {
+		int fam = opt_families[f], cr, ct;
+		const char *where = fam == AF_INET ? "client, IPv4" : "client, IPv4-mapped IPv6";
+		struct opt_name names[4];
+		uint16_t ports[2];
+		char w[64];
+
+		if (read_all(fd, ports, sizeof(ports)) != sizeof(ports))
+			fail("no ports from the server");
+		/* The IPv6 one over RDMA set up in the background. */
+		cr = opt_dial(fam, &srv, ports[0], fam == AF_INET6);
+		ct = opt_dial(fam, &srv, ports[1], false);
+		if (!is_rdma(cr) || is_rdma(ct))
+			report(&rep, "%s: the connections are not one over RDMA and one over TCP\n", where);
+		name_of(cr, false, &names[0]);
+		name_of(cr, true, &names[1]);
+		name_of(ct, false, &names[2]);
+		name_of(ct, true, &names[3]);
+		write_all(fd, names, sizeof(names));
+		snprintf(w, sizeof(w), "%s: RDMA getsockname, address", where);
+		name_check(&rep, w, &names[0], &names[2], false);
+		snprintf(w, sizeof(w), "%s: RDMA getpeername, address", where);
+		name_check(&rep, w, &names[1], &names[3], false);
+		name_opts(cr, where, &rep);
+		opt_compare(cr, ct, where, false, &rep);
+		opt_set_all(cr, ct, where, &rep, &sets);
+		snprintf(w, sizeof(w), "%s, options set", where);
+		opt_compare(cr, ct, w, true, &rep);
+		write_all(fd, "D", 1);
+		if (read_all(fd, w, 1) != 1)
+			fail("the server went away");
+		close(cr);
+		close(ct);
+	}
+	if (read_all(fd, theirs_bad, sizeof(theirs_bad)) != sizeof(theirs_bad) ||
+	    theirs_bad[1] > sizeof(rep.text))
+		fail("no report from the server");
+	theirs = calloc(1, theirs_bad[1] + 1);
+	if (!theirs || read_all(fd, theirs, theirs_bad[1]) != theirs_bad[1])
+		fail("no report from the server");
+	close(fd);
+	if (rep.bad || theirs_bad[0]) {
+		fprintf(stderr, "%s%s", rep.text, theirs);
+		fprintf(stderr, "%s: %u differences here, %u at the server\n", mode,
+			rep.bad, theirs_bad[0]);
+		fail("options or names differ from TCP's");
+	}
+	printf("ok %s: IPv4 and IPv4-mapped IPv6, both ends: %u options (%u with values that differ, as documented) asked %u times, %u set, and the names, as TCP\n",
+	       mode, rep.options / 2, rep.differ / 2, rep.asked, sets);
+}
+
 /*
  * connect() to HOST:PORT with a SIGALRM 200 ms into it (the suite makes
  * the server's driver serve ConnRQs late): the socket, connect's errno in
@@ -2659,7 +3271,8 @@ static const struct {
 	{ "sigconnect", t_sigconnect }, { "intrconnect", t_intrconnect },
 	{ "badaddr", t_badaddr }, { "bgconnect", t_bgconnect },
 	{ "bgfallback", t_bgfallback }, { "bgrefused", t_bgrefused },
-	{ "bgclose", t_bgclose },
+	{ "bgclose", t_bgclose }, { "sockopts", t_sockopts },
+	{ "emfile", t_emfile },
 };
 
 /*
@@ -2694,6 +3307,86 @@ static int serve_sig(int port)
 	}
 }
 
+/* How many descriptors this process has open. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = -1;	/* the directory's own */
+
+	if (!d)
+		die("opendir /proc/self/fd");
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n - 2;	/* . and .. */
+}
+
+/*
+ * serve-emfile: accept() out of descriptors behaves as TCP's: it fails
+ * with EMFILE and the connection waits for the next accept().  Round 1:
+ * one descriptor left (the dummy's socket takes it, the connection's file
+ * finds none): accept() fails with EMFILE, and again at once; with the
+ * limit back, the next accept() is the same client, over RDMA, echoed.
+ * Round 2: EMFILE again, then the listener is closed: the connection that
+ * waited goes with it (no descriptor left behind) and its client is told.
+ */
+static int serve_emfile(int port)
+{
+	int l = listen_on(port, 16, false), round;
+	struct rlimit old, low;
+
+	if (getrlimit(RLIMIT_NOFILE, &old))
+		die("getrlimit");
+	for (round = 1; round <= 2; round++) {
+		int before = count_fds(), free_fd = dup(0), fd, i;
+		char buf[sizeof(EMFILE_HELLO)];
+		struct timespec t0, t1;
+
+		if (free_fd < 0)
+			die("dup");
+		close(free_fd);
+		low = old;
+		low.rlim_cur = (rlim_t)free_fd + 1;
+		if (setrlimit(RLIMIT_NOFILE, &low))
+			die("setrlimit");
+		for (i = 0; i < 2; i++) {
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			do {
+				fd = accept(l, NULL, NULL);
+			} while (fd < 0 && errno == EINTR);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if (fd >= 0)
+				fail("emfile: accept gave a descriptor with none left for the connection");
+			if (errno != EMFILE)
+				die("emfile: accept without descriptors: not EMFILE");
+			if (i && t1.tv_sec - t0.tv_sec > 1)
+				fail("emfile: the second accept waited for a new client");
+		}
+		if (round == 2) {
+			close(l);
+			if (setrlimit(RLIMIT_NOFILE, &old))
+				die("setrlimit");
+			if (count_fds() != before - 1)
+				fail("emfile: descriptors left behind by the closed listener");
+			break;
+		}
+		if (setrlimit(RLIMIT_NOFILE, &old))
+			die("setrlimit");
+		fd = accept(l, NULL, NULL);
+		if (fd < 0)
+			die("emfile: accept with the limit back");
+		if (!is_rdma(fd))
+			fail("emfile: the client that waited did not come over RDMA");
+		if (read_all(fd, buf, sizeof(buf)) != sizeof(buf) ||
+		    memcmp(buf, EMFILE_HELLO, sizeof(buf)))
+			fail("emfile: the client's greeting lost");
+		write_all(fd, buf, sizeof(buf));
+		close(fd);
+	}
+	printf("emfile: accept() out of descriptors: EMFILE twice, the client kept; a closed listener drops it\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n;
@@ -2724,6 +3417,10 @@ int main(int argc, char **argv)
 			fail(why);
 		echo_rounds(fd, strtoull(argv[3], NULL, 10), 4096);
 		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "serve-emfile")) {
+		mode = argv[1];
+		return serve_emfile(atoi(argv[2]));
 	}
 	if (argc == 3 && !strcmp(argv[1], "serve-sig"))
 		return serve_sig(atoi(argv[2]));
