@@ -50,7 +50,12 @@
 #define CDMA_CR_RUN		(EUSRV_CDMA_CR_SGMODE | EUSRV_CDMA_CR_IRQEN_ALL | \
 				 (CDMA_IRQ_THRESHOLD << EUSRV_CDMA_CR_THRESH_SHIFT) | \
 				 (CDMA_IRQ_DELAY << EUSRV_CDMA_CR_DELAY_SHIFT))
-#define CDMA_RESET_TIMEOUT_US	200000U
+/*
+ * Silicon resets in a few clocks; on the virtual board a loaded host may
+ * hold the model up for a good part of a second (a probe failed at 200 ms
+ * with three boards on two cores), and a failed reset loses the engine.
+ */
+#define CDMA_RESET_TIMEOUT_US	2000000U
 /* Sleepers look again this often, in case an interrupt was lost. */
 #define CDMA_WAIT_SLICE		msecs_to_jiffies(20)
 /* How long unbinding lets queued transfers finish. */
@@ -85,7 +90,6 @@ struct cdma_dev {
 	/* Transfers to fail, collected under the lock, called without it. */
 	struct cdma_slot fail[CDMA_RING_SIZE];
 
-	u32 clr_seq;			/* SR_CLR_SEQ; the IRQ handler's */
 	struct work_struct err_work;
 	struct cdma_diag_bufs bufs;
 	bool have_bufs;
@@ -272,14 +276,13 @@ static irqreturn_t cdma_irq(int irq, void *data)
 	if (!ack)
 		return IRQ_NONE;
 	cdma_count(cd, CDMA_IRQS, 1);
-	/* Error bits 10:4 stay until the reset: the work item looks at them. */
-	if (cd->kick) {
-		writel(ack, cd->regs + EUSRV_CDMA_SR_CLR);
-		writel(++cd->clr_seq, cd->regs + EUSRV_CDMA_SR_CLR_SEQ);
-		cdma_kick(cd);
-	} else {
-		writel(ack, cd->regs + EUSRV_CDMA_SR);	/* write 1 to clear */
-	}
+	/*
+	 * Write 1 to clear (PG034); the virtual board learns of it by the
+	 * kick.  Error bits 10:4 stay until the reset: the work item looks
+	 * at them.
+	 */
+	writel(ack, cd->regs + EUSRV_CDMA_SR);
+	cdma_kick(cd);
 	if (sr & EUSRV_CDMA_SR_ERR_IRQ)
 		schedule_work(&cd->err_work);
 	cdma_wake();
@@ -535,8 +538,6 @@ static int cdma_probe(struct platform_device *pdev)
 				     &ring_dma);
 	cdma_chain_init(&cd->chain, ring, EUSRV_GA(cd->node_id, ring_dma));
 	cdma_alloc_diag_bufs(cd);
-	if (cd->kick)
-		cd->clr_seq = readl(cd->regs + EUSRV_CDMA_SR_CLR_SEQ);
 
 	ret = cdma_hw_reset(cd);
 	if (ret)

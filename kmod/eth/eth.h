@@ -39,8 +39,11 @@
 /* Descriptors one transmitted skb may need: head and every fragment. */
 #define ETH_TX_MAX_DESC	(MAX_SKB_FRAGS + 1)
 
-/* How long the engine and MDIO may take (the model answers in a loop round). */
-#define ETH_RESET_TIMEOUT_US	200000U
+/*
+ * How long the engine and MDIO may take: the model answers in a loop
+ * round, but a loaded host may hold it up (cdma_core.c says the same).
+ */
+#define ETH_RESET_TIMEOUT_US	2000000U
 /*
  * Generous for MDIO: a loaded host may hold the model up, and phylib takes
  * a failed access for a broken PHY (a warning and the link halted).

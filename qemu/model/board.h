@@ -30,6 +30,7 @@ struct board {
 	void *shm;
 	uint32_t nodes_up;		/* bit n: node n attached */
 	bool axidma_pg021;		/* AXI DMA: PG021's acknowledgement only */
+	bool cdma_pg034;		/* CDMA: PG034's acknowledgement only */
 	struct board_node nodes[EUSRV_MAX_NODES];
 };
 

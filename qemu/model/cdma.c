@@ -25,6 +25,8 @@ static const char *const vb_cdma_bad_names[] = {
 	[EUSRV_CDMA_BAD_THRESH] = "IRQThreshold 0",
 	[EUSRV_CDMA_BAD_TAILDESC] = "TAILDESC bits 5:0 set",
 	[EUSRV_CDMA_BAD_SR_CLR] = "SR_CLR bits outside 14:12",
+	[EUSRV_CDMA_BAD_SR_W1C] = "CDMASR written with bits outside 14:12",
+	[EUSRV_CDMA_BAD_VB_ACK] = "SR_CLR used with --cdma-pg034",
 	[EUSRV_CDMA_BAD_HALTED] = "work handed over while halted by an error",
 	[EUSRV_CDMA_BAD_SIMPLE] = "simple-mode request in SG mode or while busy",
 };
@@ -82,7 +84,24 @@ static uint32_t vb_cdma_threshold(uint32_t cr)
 	return t ? t : 1;
 }
 
-static void vb_cdma_publish(struct vb_cdma *c)
+/*
+ * The node's acknowledgement as PG034 has it: it wrote CDMASR, a 1 in each
+ * interrupt bit to clear.  SGIncld reads as 1 (the model always publishes
+ * it), so a word without it is the node's write, not yet applied.  Clears
+ * those bits of the model's CDMASR; the caller publishes.
+ */
+static void vb_cdma_take_w1c(struct vb_cdma *c, uint32_t word)
+{
+	if (word & EUSRV_CDMA_SR_SGINCLD)
+		return;
+	if (word & ~EUSRV_CDMA_SR_IRQ_ALL)
+		vb_cdma_bad(c, EUSRV_CDMA_BAD_SR_W1C, word);
+	c->sr &= ~(word & EUSRV_CDMA_SR_IRQ_ALL);
+	/* Level semantics: still asserted after the ack, raise again. */
+	c->raise = true;
+}
+
+static uint32_t vb_cdma_sr_word(struct vb_cdma *c)
 {
 	uint32_t v = (c->sr & 0x7fffU) | EUSRV_CDMA_SR_SGINCLD;
 	uint64_t now;
@@ -102,7 +121,33 @@ static void vb_cdma_publish(struct vb_cdma *c)
 			     << EUSRV_CDMA_SR_DELAY_SHIFT;
 		}
 	}
-	wr32_release(c->page, EUSRV_CDMA_SR, v);
+	return v;
+}
+
+/*
+ * Write the model's CDMASR for the node: a compare-and-swap on the shared
+ * word, which both sides write (the node's write-1-to-clear), so that an
+ * acknowledgement that came first is applied, not overwritten.
+ */
+static void vb_cdma_publish(struct vb_cdma *c)
+{
+	uint32_t *w = (uint32_t *)((uint8_t *)c->page + EUSRV_CDMA_SR);
+	uint32_t old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
+
+	do {
+		vb_cdma_take_w1c(c, old);
+	} while (!__atomic_compare_exchange_n(w, &old, vb_cdma_sr_word(c), false,
+					      __ATOMIC_RELEASE, __ATOMIC_ACQUIRE));
+}
+
+/*
+ * CDMASR: the node's write-1-to-clear, if it wrote one (PG034), applied
+ * before anything the engine does next sets bits again.
+ */
+static void vb_cdma_absorb_ack(struct vb_cdma *c)
+{
+	if (!(rd32_acquire(c->page, EUSRV_CDMA_SR) & EUSRV_CDMA_SR_SGINCLD))
+		vb_cdma_publish(c);
 }
 
 static void vb_cdma_drop_transfer(struct vb_cdma *c)
@@ -428,6 +473,10 @@ static bool vb_cdma_reg_sr_clr_seq(struct vb_cdma *c)
 		return KICK_NEXT;
 	clr = rd32(c->page, EUSRV_CDMA_SR_CLR);
 	c->clr_seq = seq;
+	if (c->board->cdma_pg034) {
+		vb_cdma_bad(c, EUSRV_CDMA_BAD_VB_ACK, clr);
+		return KICK_NEXT;
+	}
 	if (clr & ~EUSRV_CDMA_SR_IRQ_ALL)
 		vb_cdma_bad(c, EUSRV_CDMA_BAD_SR_CLR, clr);
 	c->sr &= ~(clr & EUSRV_CDMA_SR_IRQ_ALL);
@@ -553,6 +602,7 @@ void vb_cdma_kick(struct vb_cdma *c)
 		vb_cdma_engine_reset(c);
 		return;
 	}
+	vb_cdma_absorb_ack(c);
 	for (i = 0; i < sizeof(vb_cdma_kick_regs) / sizeof(vb_cdma_kick_regs[0]); i++)
 		if (vb_cdma_reg_write(c, vb_cdma_kick_regs[i], cr) == KICK_END)
 			return;
@@ -589,6 +639,7 @@ void vb_cdma_run(struct vb_cdma *c)
 
 	if (!c->up || !c->busy || c->halted)
 		return;
+	vb_cdma_absorb_ack(c);
 	for (;;) {
 		if (!c->have) {
 			if (!descs--) {
@@ -631,6 +682,7 @@ void vb_cdma_timer(struct vb_cdma *c)
 		return;
 	if (c->dly_deadline_us && c->dly_deadline_us <= now) {
 		c->dly_deadline_us = 0;
+		vb_cdma_absorb_ack(c);
 		c->sr |= EUSRV_CDMA_SR_DLY_IRQ;
 		c->thresh_cnt = vb_cdma_threshold(vb_cdma_cr_of(c));
 		c->raise = true;

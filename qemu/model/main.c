@@ -48,6 +48,7 @@ struct options {
 	uint64_t ram_size;
 	const char *log;
 	bool axidma_pg021;
+	bool cdma_pg034;
 };
 
 struct model {
@@ -80,6 +81,8 @@ static void model_usage(FILE *out)
 		"  --axidma-pg021    the AXI DMA engines take only PG021's interrupt\n"
 		"                    acknowledgement (write 1s to DMASR), not the\n"
 		"                    virtual board's SR_CLR registers\n"
+		"  --cdma-pg034      the same for the CDMA engines (PG034: write 1s to\n"
+		"                    CDMASR)\n"
 		"  --foreground      run in the foreground (always the case; accepted so\n"
 		"                    that launchers may say so)\n"
 		"  --help            this text\n"
@@ -144,7 +147,7 @@ static int parse_size(const char *s, uint64_t *out)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DIR = 256, OPT_NODES, OPT_RAM, OPT_LOG, OPT_FG, OPT_HELP,
-	       OPT_PG021 };
+	       OPT_PG021, OPT_PG034 };
 	static const struct option longopts[] = {
 		{ "dir", required_argument, NULL, OPT_DIR },
 		{ "nodes", required_argument, NULL, OPT_NODES },
@@ -152,6 +155,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "foreground", no_argument, NULL, OPT_FG },
 		{ "axidma-pg021", no_argument, NULL, OPT_PG021 },
+		{ "cdma-pg034", no_argument, NULL, OPT_PG034 },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -199,6 +203,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_PG021:
 			o->axidma_pg021 = true;
+			break;
+		case OPT_PG034:
+			o->cdma_pg034 = true;
 			break;
 		case OPT_HELP:
 			model_usage(stdout);
@@ -424,6 +431,7 @@ int main(int argc, char **argv)
 		goto out;
 	have_board = true;
 	m->board.axidma_pg021 = o.axidma_pg021;
+	m->board.cdma_pg034 = o.cdma_pg034;
 	err = vb_blocks_init(&m->blocks, &m->board, &m->loop);
 	if (err)
 		goto out;

@@ -203,10 +203,18 @@ static void sg_start(unsigned int n, uint32_t cr, unsigned int first)
 	cwr(n, EUSRV_CDMA_CURDESC, (uint32_t)cur);
 }
 
+/* The virtual board's own acknowledgement: SR_CLR, SR_CLR_SEQ, a kick. */
 static void clear_sr(unsigned int n, uint32_t bits)
 {
 	cwr(n, EUSRV_CDMA_SR_CLR, bits);
 	cwr(n, EUSRV_CDMA_SR_CLR_SEQ, creg(n, EUSRV_CDMA_SR_CLR_SEQ) + 1);
+	kick(n);
+}
+
+/* PG034's, as the driver makes it: 1s written to CDMASR, a kick. */
+static void ack_sr(unsigned int n, uint32_t bits)
+{
+	cwr(n, EUSRV_CDMA_SR, bits);
 	kick(n);
 }
 
@@ -334,6 +342,29 @@ static void test_chain(void)
 	   "chain: the same TAILDESC again starts nothing");
 	clear_sr(0, EUSRV_CDMA_SR_IOC_IRQ);
 	ok(!(sr(0) & EUSRV_CDMA_SR_IOC_IRQ), "SR_CLR clears IOC_Irq");
+
+	/* PG034's acknowledgement; with --cdma-pg034 the only one. */
+	fill(0, 4, EUSRV_GA(0, BUF0), EUSRV_GA(0, BUF0 + 65536), 10);
+	set_tail(0, dga(0, 4));
+	settle();
+	ok(dstatus(0, 4) == EUSRV_CDMA_ST_CMPLT && (sr(0) & EUSRV_CDMA_SR_IOC_IRQ),
+	   "chain: one more descriptor, IOC_Irq");
+	ack_sr(0, EUSRV_CDMA_SR_IOC_IRQ);
+	ok(!(sr(0) & EUSRV_CDMA_SR_IOC_IRQ) && (sr(0) & EUSRV_CDMA_SR_SGINCLD),
+	   "1s written to CDMASR clear IOC_Irq; CDMASR reads as the model's again");
+	board.cdma_pg034 = true;
+	fill(0, 5, EUSRV_GA(0, BUF0), EUSRV_GA(0, BUF0 + 65536), 10);
+	set_tail(0, dga(0, 5));
+	settle();
+	clear_sr(0, EUSRV_CDMA_SR_IOC_IRQ);
+	ok((sr(0) & EUSRV_CDMA_SR_IOC_IRQ) &&
+	   creg(0, EUSRV_CDMA_BAD_LAST) == EUSRV_CDMA_BAD_VB_ACK,
+	   "--cdma-pg034: SR_CLR is a programming error and clears nothing");
+	ack_sr(0, EUSRV_CDMA_SR_IOC_IRQ | EUSRV_CDMA_SR_IDLE);
+	ok(!(sr(0) & EUSRV_CDMA_SR_IOC_IRQ) &&
+	   creg(0, EUSRV_CDMA_BAD_LAST) == EUSRV_CDMA_BAD_SR_W1C,
+	   "--cdma-pg034: 1s to CDMASR clear; a bit outside 14:12 is reported");
+	board.cdma_pg034 = false;
 }
 
 static void test_wrap(void)

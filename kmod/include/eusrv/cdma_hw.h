@@ -130,6 +130,8 @@
 #define EUSRV_CDMA_BAD_SR_CLR		4U	/* SR_CLR bits other than 14:12 */
 #define EUSRV_CDMA_BAD_HALTED		5U	/* work handed over while halted */
 #define EUSRV_CDMA_BAD_SIMPLE		6U	/* SIMPLE_SEQ in SG mode or while busy */
+#define EUSRV_CDMA_BAD_SR_W1C		7U	/* CDMASR written with bits other than 14:12 */
+#define EUSRV_CDMA_BAD_VB_ACK		8U	/* SR_CLR used where only PG034's ack is */
 
 /* ---- Descriptors ------------------------------------------------------- */
 
