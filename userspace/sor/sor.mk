@@ -1,9 +1,6 @@
 # Sockets over RDMA in user space (included by ../Makefile): the preload
 # library, the wrapper that uses it, and eusrvctl.
-SOR_CORE	:= sor/peers.c sor/fdtab.c sor/ring.c sor/inaddr.c sor/real.c \
-		   sor/conn.c sor/fork.c sor/ctl.c sor/opts.c sor/face.c \
-		   sor/pending.c sor/parked.c sor/fdops.c sor/setup.c \
-		   sor/sockops.c
+include sor/core.mk
 SOR_HDRS	:= $(wildcard sor/*.h) ../kmod/include/uapi/eusrv/sor.h
 SOR_LIB		:= $(BUILD)/lib/libeusrv-preload.so
 SOR_BINS	:= $(SOR_LIB) $(BUILD)/bin/eusrv-run $(BUILD)/bin/eusrvctl
