@@ -8,7 +8,7 @@ BINS		+= $(SOR_BINS)
 # Defined before ../Makefile's "all": keep that the default goal.
 .DEFAULT_GOAL	:= all
 
-$(SOR_LIB): $(SOR_CORE) sor/preload.c $(SOR_HDRS) | $(BUILD)/lib
+$(SOR_LIB): $(SOR_CORE) sor/preload.c $(SOR_HDRS) sor/core.mk | $(BUILD)/lib
 	$(CC) $(EUSRV_CFLAGS) $(CFLAGS) -D_GNU_SOURCE -fPIC -shared \
 		-fvisibility=hidden -Wl,-z,defs -Wl,-z,now $(LDFLAGS) \
 		-o $@ $(SOR_CORE) sor/preload.c -ldl -lpthread
