@@ -83,7 +83,7 @@ if [ $driver = yes ]; then
 	on node0 "${run}$prog serve-sig 7620 >/tmp/sor-serve-sig.log 2>&1 &"
 	# An echo server whose listener the driver does not know (TCP only).
 	on node0 "${run}$prog serve-tcp 7650 >/tmp/sor-serve-tcp.log 2>&1 &"
-	sleep 1
+	listening node0 7600 7700 7620 7650
 	for t in "integrity 8388608" "fork" "threads" "dup" "epoll 4194304" \
 		"nonblock" "halfclose 3000000" "calls" "unread" "peerkill" \
 		"many 1000" "cycles 10000" "scribble" "closeflush 200000" "closestall 400000" \
@@ -95,7 +95,11 @@ if [ $driver = yes ]; then
 		port=7600
 		case $1 in many|cycles|scribble) port=7700 ;; sigcycles) port=7620 ;; esac
 		snap
-		out=$(on node1 "${run}$prog $1 node0 $port ${2:-}" 2>&1)
+		# 10000 set-ups take 160 s on a quiet host with memory
+		# debugging, twice that on a busy one.
+		tmo=300
+		[ "$1" = cycles ] && tmo=900
+		out=$(EXEC_TIMEOUT=$tmo on node1 "${run}$prog $1 node0 $port ${2:-}" 2>&1)
 		rc=$?
 		if [ $rc -eq 0 ]; then
 			ok "sor-test $t: $(printf '%s\n' "$out" | tail -n 1)"
@@ -123,7 +127,7 @@ if [ $driver = yes ]; then
 	# accept(); a closed listener drops the one that waited (sor-test.c,
 	# serve-emfile and emfile).
 	on node0 "${run}$prog serve-emfile 7640 >/tmp/sor-emfile.log 2>&1 &"
-	sleep 1
+	listening node0 7640
 	out=$(on node1 "${run}$prog emfile node0 7640" 2>&1)
 	rc=$?
 	sleep 1
@@ -219,7 +223,7 @@ if [ $driver = yes ]; then
 	}
 	memlock_one "client's" 1 7700 "prlimit --memlock=32768 $asnobody "
 	on node0 "prlimit --memlock=32768 $asnobody ${run}$prog serve-many 7710 >/dev/null 2>&1 &"
-	sleep 1
+	listening node0 7710
 	memlock_one "server's" 0 7710 ""
 
 	# A live connection is visible in eusrvctl conns on both nodes.
@@ -253,7 +257,7 @@ if [ $driver = yes ]; then
 		from=$1 to=$2 size=$3 port=$((7100 + RANDOM % 100))
 		on "$from" "head -c $size /dev/urandom >/tmp/nc.in && sha256sum </tmp/nc.in >/tmp/nc.sha"
 		on "$to" "${run}nc -l -N $port >/tmp/nc.out 2>/dev/null </dev/null &"
-		sleep 1
+		listening "$to" "$port"
 		snap
 		if on "$from" "${run}nc -N ${to/node/198.18.0.1} $port </tmp/nc.in" >/dev/null 2>&1; then
 			sleep 1
@@ -272,7 +276,7 @@ if [ $driver = yes ]; then
 
 	# iperf3
 	on node0 "${run}iperf3 -s -D -p 7200 --logfile /tmp/iperf3.log"
-	sleep 1
+	listening node0 7200
 	snap
 	out=$(on node1 "${run}iperf3 -c node0 -p 7200 -t 3 -f m" 2>&1)
 	rc=$?
@@ -288,7 +292,7 @@ if [ $driver = yes ]; then
 	# redis-server + redis-benchmark
 	on node0 "${run}redis-server --port 7300 --bind 0.0.0.0 --protected-mode no \
 		--save '' --appendonly no --daemonize yes --logfile /tmp/redis.log"
-	sleep 1
+	listening node0 7300
 	snap
 	out=$(on node1 "${run}redis-benchmark -h node0 -p 7300 -q -n 2000 -t set,get,incr,lpush,lpop" 2>&1)
 	rc=$?
@@ -303,7 +307,7 @@ if [ $driver = yes ]; then
 
 	# sockperf ping-pong
 	on node0 "${run}sockperf server --tcp -i 0.0.0.0 -p 7400 --daemonize >/dev/null 2>&1"
-	sleep 1
+	listening node0 7400
 	snap
 	out=$(on node1 "${run}sockperf ping-pong --tcp -i 198.18.0.10 -p 7400 -t 3 -m 64" 2>&1)
 	rc=$?
@@ -333,7 +337,7 @@ if [ $driver = yes ]; then
 		'error_log /tmp/nginx.err;' 'events { worker_connections 64; }' \
 		'http { access_log off; sendfile on; server { listen 7500; root /tmp/www; } }' \
 		>/tmp/nginx.conf && ${run}nginx -c /tmp/nginx.conf"
-	sleep 1
+	listening node0 7500
 	snap
 	a=$(on node0 cat /tmp/www/big.sha)
 	b=$(on node1 "${run}curl -sS -o - http://node0:7500/big | sha256sum" 2>&1)
@@ -406,7 +410,7 @@ elif [ $driver = yes ]; then
 	check "node1: unload eusrv_sor" on node1 rmmod eusrv_sor
 fi
 on node0 "$prog serve 7601 >/tmp/sor-serve-tcp.log 2>&1 &"
-sleep 1
+listening node0 7601
 check "no driver on node1: sor-test integrity over TCP${run:+ under eusrv-run}" \
 	on node1 "${run}$prog integrity node0 7601 1000000"
 out=$(on node1 eusrvctl stats 2>&1)

@@ -305,3 +305,18 @@ echo_rounds() {
 		not_ok "every echo round went over RDMA # ${rdma:-?} of ${rounds:-?}"
 	fi
 }
+
+# listening NODE PORT...: wait (30 s at most) until NODE has a TCP listener
+# on every PORT: a server started in the background is ready only then, and
+# on a loaded host a fixed pause is not enough.
+listening() {
+	local n=$1 p
+	shift
+	for p in "$@"; do
+		on "$n" "for i in \$(seq 300); do
+			[ -n \"\$(ss -Hltn 'sport = :$p')\" ] && exit 0
+			sleep 0.1
+		done; exit 1" >/dev/null 2>&1
+	done
+	return 0
+}
