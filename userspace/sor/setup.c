@@ -383,6 +383,74 @@ static void copy_addr(struct sockaddr *to, socklen_t *tolen,
 	*tolen = len;
 }
 
+/* What claim() made of an accepted socket besides a connection file. */
+#define CLAIM_PLAIN	(-2)	/* a genuine TCP client: hand it over as it is */
+#define CLAIM_AGAIN	(-3)	/* not a client (closed): take the next one */
+
+/*
+ * Claim the connection whose dummy is NFD's peer (NFD accepted on FD now,
+ * or PARKED by an earlier call): its file, or CLAIM_PLAIN, CLAIM_AGAIN,
+ * or -1 with errno for accept() to return.
+ */
+static int claim(int fd, int nfd, bool parked, int flags)
+{
+	struct eusrv_sor_accept rq;
+	int cfd, err;
+
+	memset(&rq, 0, sizeof(rq));
+	rq.fd = nfd;	/* only its holder may claim the dummy */
+	if (flags & SOCK_NONBLOCK)
+		rq.flags |= EUSRV_SOR_F_NONBLOCK;
+	if (flags & SOCK_CLOEXEC)
+		rq.flags |= EUSRV_SOR_F_CLOEXEC;
+	/*
+	 * The TCP accept is done: a signal meanwhile (without SA_RESTART)
+	 * must not lose the connection, so ask again.
+	 */
+	do {
+		cfd = usor_r->ioctl(usor_ctl_fd(), EUSRV_SOR_ACCEPT, &rq);
+	} while (cfd < 0 && errno == EINTR);
+	if (cfd >= 0)
+		return cfd;
+	err = errno;
+	if (err == EMFILE || err == ENFILE || err == ENOMEM) {
+		/* As TCP: the error, the connection kept for the next call. */
+		if (!usor_park(fd, nfd))
+			usor_r->close(nfd);
+		errno = err;
+		return -1;
+	}
+	if (!parked && err == ENOENT) {
+		note(nfd, EUSRV_SOR_R_LOCAL, 0);
+		return CLAIM_PLAIN;
+	}
+	/* No control file: keep it. */
+	if (!parked && (err == ENOTTY || err == EBADF || err == EINVAL))
+		return CLAIM_PLAIN;
+	/* A dummy whose set-up failed, or a parked one a fork claimed. */
+	usor_r->close(nfd);
+	return CLAIM_AGAIN;
+}
+
+/*
+ * The names TCP would give accepted connection C (its dummy's socket
+ * NFD): the dummy connected to the listener's address, or to loopback
+ * for a wildcard one, which the client reached at our first address (the
+ * one its side names, usor_node_addr_like()); the client is at its
+ * address on that network, from the port it bound.
+ */
+static void accepted_names(const struct usor_state *st, struct usor_conn *c,
+			   int nfd, int family)
+{
+	v4_name(nfd, false, &c->local);
+	if (!c->local.sin_addr.s_addr || is_loopback(c->local.sin_addr.s_addr) ||
+	    usor_peers_find(&st->peers, c->local.sin_addr.s_addr) != (int)c->node)
+		c->local.sin_addr.s_addr = usor_node_addr(st, c->node);
+	c->peer.sin_addr.s_addr = usor_node_addr_like(st, c->peer_node, c->node,
+						      c->local.sin_addr.s_addr);
+	c->family = family;
+}
+
 int usor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 {
 	uintptr_t aux = usor_fd_aux(fd);
@@ -394,7 +462,6 @@ int usor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 		struct sockaddr_in sin;
 		socklen_t sl = sizeof(ss);
 		const struct usor_state *st;
-		struct eusrv_sor_accept rq;
 		struct usor_conn *c;
 		int nfd, cfd, e;
 		bool parked;
@@ -405,62 +472,30 @@ int usor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 		/* A connection a per-call error left waiting comes first. */
 		nfd = usor_unpark(fd);
 		parked = nfd >= 0;
-		if (parked) {
-			if (usor_r->getpeername(nfd, (struct sockaddr *)&ss, &sl)) {
-				usor_r->close(nfd);
-				errno = e;
-				continue;
-			}
-		} else {
+		if (!parked) {
 			nfd = usor_r->accept4(fd, (struct sockaddr *)&ss, &sl, flags);
 			if (nfd < 0)
 				return nfd;
 			e = errno;
-		}
-		st = usor_state_get();
-		if (!parked &&
-		    (!st || !usor_v4_of((struct sockaddr *)&ss, sl, false, &sin) ||
-		     !is_local(st, sin.sin_addr.s_addr)))
-			goto plain;
-		memset(&rq, 0, sizeof(rq));
-		rq.fd = nfd;	/* only its holder may claim the dummy */
-		if (flags & SOCK_NONBLOCK)
-			rq.flags |= EUSRV_SOR_F_NONBLOCK;
-		if (flags & SOCK_CLOEXEC)
-			rq.flags |= EUSRV_SOR_F_CLOEXEC;
-		/*
-		 * The TCP accept is done: a signal meanwhile (without
-		 * SA_RESTART) must not lose the connection, so ask again.
-		 */
-		do {
-			cfd = usor_r->ioctl(usor_ctl_fd(), EUSRV_SOR_ACCEPT, &rq);
-		} while (cfd < 0 && errno == EINTR);
-		if (cfd < 0) {
-			int err = errno;
-
-			if (err == EMFILE || err == ENFILE || err == ENOMEM) {
-				/* As TCP: the error, the connection kept. */
-				if (usor_park(fd, nfd))
-					return -1;
-				usor_r->close(nfd);
-				errno = err;
-				return -1;
-			}
-			if (!parked && err == ENOENT) {
-				note(nfd, EUSRV_SOR_R_LOCAL, 0);
-				goto plain;
-			}
-			/* No control file: keep it. */
-			if (!parked && (err == ENOTTY || err == EBADF || err == EINVAL))
-				goto plain;
-			/*
-			 * A dummy whose set-up failed, or a parked one another
-			 * process (a fork's) claimed: not a client.
-			 */
+		} else if (usor_r->getpeername(nfd, (struct sockaddr *)&ss, &sl)) {
 			usor_r->close(nfd);
 			errno = e;
 			continue;
 		}
+		st = usor_state_get();
+		if (!st || (!parked &&
+			    (!usor_v4_of((struct sockaddr *)&ss, sl, false, &sin) ||
+			     !is_local(st, sin.sin_addr.s_addr))))
+			goto plain;
+		cfd = claim(fd, nfd, parked, flags);
+		if (cfd == CLAIM_PLAIN)
+			goto plain;
+		if (cfd == CLAIM_AGAIN) {
+			errno = e;
+			continue;
+		}
+		if (cfd < 0)
+			return -1;
 		c = usor_conn_map(cfd);
 		if (!c) {
 			/* No memory to map it: gone, as TCP's accept drops it. */
@@ -471,20 +506,7 @@ int usor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 			errno = err;
 			return -1;
 		}
-		/*
-		 * The names TCP would give: the dummy connected to the
-		 * listener's address, or to loopback for a wildcard one,
-		 * which the client reached at our first address (the one
-		 * its side names, usor_node_addr_like()); the client is at
-		 * its address on that network, from the port it bound.
-		 */
-		v4_name(nfd, false, &c->local);
-		if (!c->local.sin_addr.s_addr || is_loopback(c->local.sin_addr.s_addr) ||
-		    usor_peers_find(&st->peers, c->local.sin_addr.s_addr) != (int)c->node)
-			c->local.sin_addr.s_addr = usor_node_addr(st, c->node);
-		c->peer.sin_addr.s_addr = usor_node_addr_like(st, c->peer_node, c->node,
-							      c->local.sin_addr.s_addr);
-		c->family = ss.ss_family;
+		accepted_names(st, c, nfd, ss.ss_family);
 		if (install(cfd, nfd, flags & SOCK_CLOEXEC, c, true) < 0) {
 			usor_r->close(nfd);
 			errno = e;
