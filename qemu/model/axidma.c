@@ -108,7 +108,7 @@ static uint32_t vb_axidma_sr_word(struct vb_axidma_chan *c, uint64_t now_us)
 static void vb_axidma_publish(struct vb_axidma *d, struct vb_axidma_chan *c,
 			      uint64_t now_us)
 {
-	uint32_t *w = (uint32_t *)((uint8_t *)d->page + c->base + EUSRV_AXIDMA_SR);
+	uint32_t *w = reg32(d->page, c->base + EUSRV_AXIDMA_SR);
 	uint32_t old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
 
 	do {

@@ -131,7 +131,7 @@ static uint32_t vb_cdma_sr_word(struct vb_cdma *c)
  */
 static void vb_cdma_publish(struct vb_cdma *c)
 {
-	uint32_t *w = (uint32_t *)((uint8_t *)c->page + EUSRV_CDMA_SR);
+	uint32_t *w = reg32(c->page, EUSRV_CDMA_SR);
 	uint32_t old = __atomic_load_n(w, __ATOMIC_ACQUIRE);
 
 	do {
