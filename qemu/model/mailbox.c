@@ -1,7 +1,9 @@
 /*
  * The mailbox block (see mailbox.h and board_hw.h).  Stores posted in a
  * node's outbound queue are performed in order; a store to a full FIFO
- * blocks that queue until the FIFO drains or the store times out.
+ * blocks that queue until the FIFO drains or the store times out, unless
+ * it is flagged NOWAIT: then it is refused at once, and so are the node's
+ * later NOWAIT stores to that FIFO until one says RESUME.
  *
  * Everything read from the page is untrusted: ring indices are free-running
  * u32 values that are range-checked against the model's own copies and
@@ -23,7 +25,8 @@ _Static_assert(EUSRV_MBOX_FIFO + EUSRV_MBOX_FIFO_DEPTH *
 	       "inbound FIFO fits below the outbound queue");
 
 #define MBOX_IE_MASK	(EUSRV_MBOX_CTRL_ENQ_IE | EUSRV_MBOX_CTRL_FULL_IE | \
-			 EUSRV_MBOX_CTRL_TXDONE_IE | EUSRV_MBOX_CTRL_ERR_IE)
+			 EUSRV_MBOX_CTRL_TXDONE_IE | EUSRV_MBOX_CTRL_ERR_IE | \
+			 EUSRV_MBOX_CTRL_ROOM_IE)
 
 static const char *const vb_mbox_bad_names[] = {
 	[EUSRV_MBOX_BAD_NONE] = "none",
@@ -31,6 +34,7 @@ static const char *const vb_mbox_bad_names[] = {
 	[EUSRV_MBOX_BAD_RX_CONS] = "RX_CONS outside [RX_PROD-depth, RX_PROD]",
 	[EUSRV_MBOX_BAD_TX_PROD] = "TX_PROD outside [TX_CONS, TX_CONS+depth]",
 	[EUSRV_MBOX_BAD_KICK] = "kick on a vector with no block",
+	[EUSRV_MBOX_BAD_TX_FLAGS] = "unknown outbound entry flags",
 };
 
 static uint32_t vb_mbox_fifo_off(uint32_t idx)
@@ -101,10 +105,10 @@ static uint32_t vb_mbox_fifo_space(struct vb_mbox *d)
 	return EUSRV_MBOX_FIFO_DEPTH - used;
 }
 
-/* RX_STALLED is 1 exactly while some store waits on the FIFO. */
+/* RX_STALLED is 1 exactly while some store or refused sender waits. */
 static void vb_mbox_stall_update(struct vb_mbox *d)
 {
-	if (d->stalled && !d->waiters && !d->dma_waiters) {
+	if (d->stalled && !d->waiters && !d->dma_waiters && !d->room_waiters) {
 		d->stalled = false;
 		if (d->up)
 			wr32(d->page, EUSRV_MBOX_RX_STALLED, 0);
@@ -131,7 +135,7 @@ static bool vb_mbox_fifo_full(struct vb_mbox *d)
 /* A store starts to wait on D's FIFO: a new "FIFO full" event if the first. */
 static void vb_mbox_full_event(struct vb_mbox *d)
 {
-	if (d->waiters || d->dma_waiters)
+	if (d->waiters || d->dma_waiters || d->room_waiters)
 		return;
 	d->full_cnt++;
 	wr32(d->page, EUSRV_MBOX_FULL_CNT, d->full_cnt);
@@ -144,6 +148,54 @@ static void vb_mbox_waiter_gone(struct vb_mbox *d, uint32_t *waiters,
 {
 	*waiters &= ~(1U << node);
 	vb_mbox_stall_update(d);
+}
+
+/* A destination that refused S has room again: S may post anew. */
+static void vb_mbox_room_event(struct vb_mbox *s)
+{
+	s->room_cnt++;
+	wr32(s->page, EUSRV_MBOX_ROOM_CNT, s->room_cnt);
+	s->causes |= EUSRV_MBOX_CTRL_ROOM_IE;
+}
+
+/*
+ * Refuse S's NOWAIT store to D.  D's FIFO is full (FULL) or S is refused
+ * already; either way S hears of room: when D drains, or now if it has.
+ */
+static uint32_t vb_mbox_refuse(struct vb_mbox *s, struct vb_mbox *d, bool full)
+{
+	if (!full)
+		full = vb_mbox_fifo_full(d);
+	if (full) {
+		vb_mbox_full_event(d);
+		d->room_waiters |= 1U << s->node;
+	} else {
+		vb_mbox_room_event(s);
+	}
+	s->refused_by |= 1U << d->node;
+	s->tx_busy_cnt++;
+	wr32(s->page, EUSRV_MBOX_TX_BUSY_CNT, s->tx_busy_cnt);
+	return EUSRV_MBOX_ST_BUSY;
+}
+
+/* M has room after a kick: tell the senders it refused. */
+static void vb_mbox_wake_refused(struct vb_mbox *m)
+{
+	unsigned int n;
+
+	for (n = 0; n < EUSRV_MAX_NODES; n++) {
+		struct vb_mbox *s;
+
+		if (!(m->room_waiters & (1U << n)))
+			continue;
+		m->room_waiters &= ~(1U << n);
+		s = m->ops->peer(m, n);
+		if (s && s->up) {
+			vb_mbox_room_event(s);
+			s->ops->schedule(s);
+		}
+	}
+	vb_mbox_stall_update(m);
 }
 
 static void vb_mbox_start_wait(struct vb_mbox *s, struct vb_mbox *d)
@@ -201,15 +253,18 @@ static struct vb_mbox *vb_mbox_inbox_target(struct vb_mbox *s, uint64_t addr)
 }
 
 /*
- * Perform one posted store of S: an EUSRV_MBOX_ST_* result, or
- * MBOX_STORE_WAIT while the destination FIFO is full and time remains.
+ * Perform one posted store of S with EUSRV_MBOX_TXF_* FLAGS: an
+ * EUSRV_MBOX_ST_* result, or MBOX_STORE_WAIT while the destination FIFO is
+ * full and time remains.
  */
-static uint32_t vb_mbox_store(struct vb_mbox *s, uint64_t addr, uint64_t msg)
+static uint32_t vb_mbox_store(struct vb_mbox *s, uint64_t addr, uint64_t msg,
+			      uint32_t flags)
 {
 	struct vb_mbox *d = vb_mbox_inbox_target(s, addr);
+	bool nowait = flags & EUSRV_MBOX_TXF_NOWAIT;
 
 	/* The node rewrote a waiting entry: forget the old wait. */
-	if (s->wait_dest && s->wait_dest != d)
+	if (s->wait_dest && (s->wait_dest != d || nowait))
 		vb_mbox_stop_wait(s);
 	if (!d)
 		return EUSRV_MBOX_ST_DECERR;
@@ -217,7 +272,12 @@ static uint32_t vb_mbox_store(struct vb_mbox *s, uint64_t addr, uint64_t msg)
 		vb_mbox_stop_wait(s);
 		return EUSRV_MBOX_ST_DISABLED;
 	}
+	if (nowait && (s->refused_by & (1U << d->node)) &&
+	    !(flags & EUSRV_MBOX_TXF_RESUME))
+		return vb_mbox_refuse(s, d, false);
 	if (vb_mbox_fifo_full(d)) {
+		if (nowait)
+			return vb_mbox_refuse(s, d, true);
 		if (!s->wait_dest) {
 			vb_mbox_start_wait(s, d);
 		} else if (vb_mbox_now_ms(s) >= s->wait_deadline_ms) {
@@ -230,6 +290,7 @@ static uint32_t vb_mbox_store(struct vb_mbox *s, uint64_t addr, uint64_t msg)
 		return MBOX_STORE_WAIT;
 	}
 	vb_mbox_deliver(d, s->node, msg);
+	s->refused_by &= ~(1U << d->node);
 	vb_mbox_stop_wait(s);
 	vb_mbox_stall_update(d);
 	return EUSRV_MBOX_ST_OK;
@@ -245,7 +306,7 @@ static void vb_mbox_complete(struct vb_mbox *s, uint32_t status)
 	if (status == EUSRV_MBOX_ST_OK) {
 		s->tx_total++;
 		wr64(s->page, EUSRV_MBOX_TX_TOTAL, s->tx_total);
-	} else {
+	} else if (status != EUSRV_MBOX_ST_BUSY) {
 		s->tx_err_cnt++;
 		wr32(s->page, EUSRV_MBOX_TX_ERR_CNT, s->tx_err_cnt);
 		s->causes |= EUSRV_MBOX_CTRL_ERR_IE;
@@ -286,6 +347,8 @@ static void vb_mbox_reset(struct vb_mbox *m)
 	m->full_cnt = 0;
 	m->tx_err_cnt = 0;
 	m->tx_wait_cnt = 0;
+	m->tx_busy_cnt = 0;
+	m->room_cnt = 0;
 	m->bad_cnt = 0;
 	m->bad_last = EUSRV_MBOX_BAD_NONE;
 	m->rx_total = 0;
@@ -297,6 +360,8 @@ static void vb_mbox_reset(struct vb_mbox *m)
 	m->wait_dest = NULL;
 	m->waiters = 0;
 	m->dma_waiters = 0;
+	m->room_waiters = 0;
+	m->refused_by = 0;
 	m->waiter_rr = 0;
 	m->causes = 0;
 	wr32(m->page, EUSRV_MBOX_FIFO_SIZE, EUSRV_MBOX_FIFO_DEPTH);
@@ -375,6 +440,8 @@ void vb_mbox_detach(struct vb_mbox *m)
 			s->ops->schedule(s);
 	}
 	m->dma_waiters = 0;
+	/* Senders it refused post again and meet DECERR. */
+	vb_mbox_wake_refused(m);
 	m->stalled = false;
 
 	/* Its own outstanding stores will never be performed. */
@@ -390,7 +457,8 @@ void vb_mbox_kick(struct vb_mbox *m)
 		return;
 	/* Report bad values now rather than when a sender trips on them. */
 	vb_mbox_ctrl(m);
-	vb_mbox_fifo_space(m);
+	if (vb_mbox_fifo_space(m) && m->room_waiters)
+		vb_mbox_wake_refused(m);
 	if (m->waiters || m->dma_waiters)
 		vb_mbox_wake_waiters(m);
 	m->ops->schedule(m);
@@ -418,7 +486,7 @@ void vb_mbox_run(struct vb_mbox *m)
 	for (; pending > 0; pending--) {
 		uint32_t off = vb_mbox_txq_off(m->tx_cons);
 		uint64_t addr, msg;
-		uint32_t st;
+		uint32_t flags, st;
 
 		if (!budget--) {
 			m->ops->schedule(m);
@@ -426,9 +494,13 @@ void vb_mbox_run(struct vb_mbox *m)
 		}
 		addr = rd64(m->page, off + offsetof(struct eusrv_mbox_txq_entry, addr));
 		msg = rd64(m->page, off + offsetof(struct eusrv_mbox_txq_entry, data));
-		st = vb_mbox_store(m, addr, msg);
+		flags = rd32(m->page, off + offsetof(struct eusrv_mbox_txq_entry, flags));
+		st = vb_mbox_store(m, addr, msg, flags & EUSRV_MBOX_TXF_VALID);
 		if (st == MBOX_STORE_WAIT)
 			return;
+		/* Counted once per entry: a waiting one is read again. */
+		if (flags & ~EUSRV_MBOX_TXF_VALID)
+			vb_mbox_bad(m, EUSRV_MBOX_BAD_TX_FLAGS, flags);
 		vb_mbox_complete(m, st);
 	}
 }

@@ -52,6 +52,8 @@ struct vb_mbox {
 	uint32_t full_cnt;
 	uint32_t tx_err_cnt;
 	uint32_t tx_wait_cnt;
+	uint32_t tx_busy_cnt;
+	uint32_t room_cnt;
 	uint32_t bad_cnt;
 	uint32_t bad_last;
 	uint64_t rx_total;
@@ -74,6 +76,10 @@ struct vb_mbox {
 	uint32_t waiters;
 	/* Nodes whose DMA engine's write waits on this node's FIFO. */
 	uint32_t dma_waiters;
+	/* Nodes refused by this node's full FIFO, told when it has room. */
+	uint32_t room_waiters;
+	/* Destinations that refused this node's NOWAIT stores (bit = node). */
+	uint32_t refused_by;
 	unsigned int waiter_rr;		/* round-robin start for fairness */
 
 	/* EUSRV_MBOX_CTRL_*_IE bits of events since the last vb_mbox_update_irq(). */

@@ -39,6 +39,11 @@ uint32_t drv_txq_free(void *page)
 
 int64_t drv_post(void *page, uint64_t addr, uint64_t msg)
 {
+	return drv_post_flags(page, addr, msg, 0);
+}
+
+int64_t drv_post_flags(void *page, uint64_t addr, uint64_t msg, uint32_t flags)
+{
 	uint32_t prod = drv_rd32(page, EUSRV_MBOX_TX_PROD);
 	uint32_t off = txq_off(prod);
 
@@ -53,6 +58,9 @@ int64_t drv_post(void *page, uint64_t addr, uint64_t msg)
 	__atomic_store_n((uint32_t *)at(page, off +
 		offsetof(struct eusrv_mbox_txq_entry, status)),
 		EUSRV_MBOX_ST_PENDING, __ATOMIC_RELAXED);
+	__atomic_store_n((uint32_t *)at(page, off +
+		offsetof(struct eusrv_mbox_txq_entry, flags)), flags,
+		__ATOMIC_RELAXED);
 	drv_wr32(page, EUSRV_MBOX_TX_PROD, prod + 1);
 	return prod;
 }

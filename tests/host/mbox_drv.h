@@ -22,6 +22,8 @@ uint32_t drv_txq_free(void *page);
  * (the TX_PROD value it got), or -1 if the queue is full.
  */
 int64_t drv_post(void *page, uint64_t addr, uint64_t msg);
+/* The same with EUSRV_MBOX_TXF_* FLAGS. */
+int64_t drv_post_flags(void *page, uint64_t addr, uint64_t msg, uint32_t flags);
 /* Status of outbound entry IDX. */
 uint32_t drv_status(void *page, uint32_t idx);
 /* Has the model completed entry IDX (TX_CONS past it)? */

@@ -25,7 +25,8 @@
 #define MAX_ROUNDS	100000U	/* a test that needs more has hung */
 #define FLOOD_MSGS	100000U
 #define ALL_IE		(EUSRV_MBOX_CTRL_ENQ_IE | EUSRV_MBOX_CTRL_FULL_IE | \
-			 EUSRV_MBOX_CTRL_TXDONE_IE | EUSRV_MBOX_CTRL_ERR_IE)
+			 EUSRV_MBOX_CTRL_TXDONE_IE | EUSRV_MBOX_CTRL_ERR_IE | \
+			 EUSRV_MBOX_CTRL_ROOM_IE)
 #define ON		(EUSRV_MBOX_CTRL_EN | ALL_IE)
 #define DEPTH		EUSRV_MBOX_FIFO_DEPTH
 
@@ -444,6 +445,104 @@ static void test_full_wait_drain(void)
 	ok(reg64(1, EUSRV_MBOX_RX_TOTAL) == DEPTH + 6 &&
 	   reg64(0, EUSRV_MBOX_TX_TOTAL) == DEPTH + 7 &&
 	   reg(0, EUSRV_MBOX_TX_ERR_CNT) == 0, "full: totals, no errors");
+}
+
+static uint32_t post_nowait(unsigned int src, unsigned int dst, uint64_t msg,
+			    uint32_t flags)
+{
+	int64_t idx = drv_post_flags(page(src), EUSRV_MBOX_INBOX_GA(dst), msg,
+				     EUSRV_MBOX_TXF_NOWAIT | flags);
+
+	if (idx < 0)
+		tap_bail("node%u outbound queue unexpectedly full", src);
+	return (uint32_t)idx;
+}
+
+/* NOWAIT stores: refused at once, the refusal sticks to the pair until RESUME. */
+static void test_nowait(void)
+{
+	struct eusrv_mbox_fifo_entry e[2 * DEPTH];
+	uint32_t a, b, c, r;
+	unsigned int i, got, n;
+	bool in_order = true;
+
+	board_reset();
+	fill_fifo_1();
+	a = post_nowait(0, 1, msg_seq(0, DEPTH), 0);
+	b = post_nowait(0, 1, msg_seq(0, DEPTH + 1), 0);
+	c = post_nowait(0, 2, msg_seq(0, 999), 0);
+	kick(0);
+	settle();
+	ok(drv_status(page(0), a) == EUSRV_MBOX_ST_BUSY &&
+	   drv_status(page(0), b) == EUSRV_MBOX_ST_BUSY &&
+	   drv_status(page(0), c) == EUSRV_MBOX_ST_OK &&
+	   reg(2, EUSRV_MBOX_RX_PROD) == 1,
+	   "nowait: two stores to a full FIFO refused, the one behind them to another node delivered");
+	ok(reg(0, EUSRV_MBOX_TX_BUSY_CNT) == 2 && reg(0, EUSRV_MBOX_TX_ERR_CNT) == 0 &&
+	   reg(0, EUSRV_MBOX_TX_WAIT_CNT) == 0 && fb.deadline[0] == NO_TIMER,
+	   "nowait: TX_BUSY_CNT=2, no error, no wait, no timer");
+	ok(reg(1, EUSRV_MBOX_RX_STALLED) == 1 && reg(1, EUSRV_MBOX_FULL_CNT) == 1 &&
+	   reg(0, EUSRV_MBOX_ROOM_CNT) == 0,
+	   "nowait: the receiver is told (RX_STALLED=1, FULL_CNT=1), no room yet");
+
+	fb.irqs[0] = 0;
+	got = drain(1, e, 10);
+	settle();
+	ok(reg(0, EUSRV_MBOX_ROOM_CNT) == 1 && fb.irqs[0] == 1 &&
+	   reg(1, EUSRV_MBOX_RX_STALLED) == 0,
+	   "nowait: the drain raises ROOM at the sender, RX_STALLED back to 0");
+
+	r = post_nowait(0, 1, msg_seq(0, DEPTH), 0);
+	kick(0);
+	settle();
+	ok(drv_status(page(0), r) == EUSRV_MBOX_ST_BUSY &&
+	   reg(0, EUSRV_MBOX_ROOM_CNT) == 2,
+	   "nowait: refused again without RESUME though there is room, and told of the room");
+
+	a = post_nowait(0, 1, msg_seq(0, DEPTH), EUSRV_MBOX_TXF_RESUME);
+	b = post_nowait(0, 1, msg_seq(0, DEPTH + 1), 0);
+	kick(0);
+	settle();
+	ok(drv_status(page(0), a) == EUSRV_MBOX_ST_OK &&
+	   drv_status(page(0), b) == EUSRV_MBOX_ST_OK,
+	   "nowait: RESUME lifts the refusal, the next store goes through too");
+	while ((n = drain(1, e + got, 2 * DEPTH - got)))
+		got += n;
+	for (i = 0; i < got; i++)
+		in_order &= e[i].msg == msg_seq(0, i);
+	ok(got == DEPTH + 2 && in_order,
+	   "nowait: all %u messages arrived once, in order (got %u)", DEPTH + 2, got);
+
+	/* RESUME to a FIFO still full is refused; detaching it says room. */
+	for (i = 0; i < DEPTH; i++)
+		post(2, 1, msg_seq(2, i));
+	kick(2);
+	settle();
+	a = post_nowait(0, 1, msg_seq(0, DEPTH + 2), EUSRV_MBOX_TXF_RESUME);
+	kick(0);
+	settle();
+	ok(drv_status(page(0), a) == EUSRV_MBOX_ST_BUSY &&
+	   reg(0, EUSRV_MBOX_ROOM_CNT) == 2,
+	   "nowait: RESUME to a full FIFO is refused, no room yet");
+	vb_mbox_detach(&fb.mb[1]);
+	settle();
+	ok(reg(0, EUSRV_MBOX_ROOM_CNT) == 3,
+	   "nowait: a refusing node that detaches raises ROOM at its senders");
+	a = post_nowait(0, 1, msg_seq(0, DEPTH + 2), EUSRV_MBOX_TXF_RESUME);
+	kick(0);
+	settle();
+	ok(drv_status(page(0), a) == EUSRV_MBOX_ST_DECERR,
+	   "nowait: posted again, the store meets DECERR");
+
+	/* Unknown flags: a programming error, counted once per entry. */
+	board_reset();
+	a = drv_post_flags(page(0), EUSRV_MBOX_INBOX_GA(1), msg_seq(0, 0), 0x80);
+	kick(0);
+	settle();
+	ok(drv_status(page(0), a) == EUSRV_MBOX_ST_OK &&
+	   reg(0, EUSRV_MBOX_BAD_CNT) == 1 &&
+	   reg(0, EUSRV_MBOX_BAD_LAST) == EUSRV_MBOX_BAD_TX_FLAGS,
+	   "nowait: unknown flag bits are ignored and counted as a programming error");
 }
 
 static void test_timeout(void)
@@ -924,6 +1023,7 @@ int main(void)
 	test_irqs();
 	test_decode_errors();
 	test_full_wait_drain();
+	test_nowait();
 	test_timeout();
 	test_bad();
 	test_garbage();

@@ -113,7 +113,7 @@
 #define EUSRV_MBOX_RX_PROD		0x010	/* model: entries ever enqueued */
 #define EUSRV_MBOX_RX_CONS		0x014	/* node: entries ever consumed */
 #define EUSRV_MBOX_FULL_CNT		0x018	/* model: "FIFO full" events */
-#define EUSRV_MBOX_RX_STALLED		0x01c	/* model: 1 while a store waits */
+#define EUSRV_MBOX_RX_STALLED		0x01c	/* model: 1 while a sender waits */
 #define EUSRV_MBOX_TX_PROD		0x020	/* node: entries ever posted */
 #define EUSRV_MBOX_TX_CONS		0x024	/* model: entries ever completed */
 #define EUSRV_MBOX_TX_ERR_CNT		0x028	/* model: entries failed */
@@ -123,6 +123,8 @@
 #define EUSRV_MBOX_TX_TOTAL		0x040	/* u64 model: messages sent OK */
 #define EUSRV_MBOX_BAD_CNT		0x048	/* model: programming errors seen */
 #define EUSRV_MBOX_BAD_LAST		0x04c	/* model: last EUSRV_MBOX_BAD_* */
+#define EUSRV_MBOX_TX_BUSY_CNT		0x050	/* model: NOWAIT entries refused */
+#define EUSRV_MBOX_ROOM_CNT		0x054	/* model: "room again" events */
 #define EUSRV_MBOX_FIFO			0x100	/* model: inbound entries */
 #define EUSRV_MBOX_TXQ			0x500	/* node: outbound entries */
 
@@ -133,7 +135,8 @@
 #define EUSRV_MBOX_CTRL_FULL_IE		_BITUL(2)	/* "FIFO full" interrupt */
 #define EUSRV_MBOX_CTRL_TXDONE_IE	_BITUL(3)	/* outbound completions */
 #define EUSRV_MBOX_CTRL_ERR_IE		_BITUL(4)	/* outbound failures */
-#define EUSRV_MBOX_CTRL_VALID		0x1fU
+#define EUSRV_MBOX_CTRL_ROOM_IE		_BITUL(5)	/* a refusing FIFO has room */
+#define EUSRV_MBOX_CTRL_VALID		0x3fU
 
 /*
  * Inbound FIFO entry i lives at EUSRV_MBOX_FIFO + (i % DEPTH) * 16.  The
@@ -160,20 +163,36 @@ struct eusrv_mbox_fifo_entry {
  * TX_CONS.  A store to a full FIFO waits (back-pressure, counted in
  * TX_WAIT_CNT and FULL_CNT) until the FIFO drains or
  * EUSRV_MBOX_STORE_TIMEOUT_MS passes, then fails with STATUS_FULL.
+ *
+ * Beyond D4.2, so that one stalled node cannot hold up a sender's stores
+ * to every other node: an entry with flag NOWAIT is refused at once
+ * (STATUS_BUSY) instead of waiting on a full FIFO, and the refusal sticks
+ * to the pair: every later NOWAIT entry of this node for that destination
+ * is refused too, FIFO room or not, until one carries RESUME (which is
+ * then performed if there is room, else refused in turn).  So the pair's
+ * order survives: software keeps the refused messages and posts them
+ * again, the first with RESUME.  When a destination that refused this
+ * node has room again, ROOM_CNT increments (interrupt ROOM_IE); a refused
+ * entry that meets a destination with room counts as such an event too.
  */
 struct eusrv_mbox_txq_entry {
 	__u64 addr;		/* global address of the target INBOX */
 	__u64 data;		/* the message */
 	__u32 status;		/* node writes PENDING, model the result */
-	__u32 reserved0;
+	__u32 flags;		/* node: EUSRV_MBOX_TXF_* */
 	__u64 reserved1;
 };
+
+#define EUSRV_MBOX_TXF_NOWAIT		_BITUL(0)	/* refuse, never wait */
+#define EUSRV_MBOX_TXF_RESUME		_BITUL(1)	/* lift the pair's refusal */
+#define EUSRV_MBOX_TXF_VALID		0x3U
 
 #define EUSRV_MBOX_ST_PENDING		0U
 #define EUSRV_MBOX_ST_OK		1U
 #define EUSRV_MBOX_ST_FULL		2U	/* timed out on a full FIFO */
 #define EUSRV_MBOX_ST_DECERR		3U	/* no such node or register */
 #define EUSRV_MBOX_ST_DISABLED		4U	/* destination not enabled */
+#define EUSRV_MBOX_ST_BUSY		5U	/* NOWAIT: refused, not performed */
 
 #define EUSRV_MBOX_STORE_TIMEOUT_MS	500U
 
@@ -189,6 +208,7 @@ struct eusrv_mbox_txq_entry {
 #define EUSRV_MBOX_BAD_RX_CONS		2U	/* RX_CONS outside [PROD-DEPTH, PROD] */
 #define EUSRV_MBOX_BAD_TX_PROD		3U	/* TX_PROD outside [CONS, CONS+DEPTH] */
 #define EUSRV_MBOX_BAD_KICK		4U	/* kick on a vector with no block */
+#define EUSRV_MBOX_BAD_TX_FLAGS		5U	/* unknown outbound entry flags */
 
 /* Global address of node n's inbox register. */
 #define EUSRV_MBOX_INBOX_GA(node) \
