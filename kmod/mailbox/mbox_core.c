@@ -4,7 +4,11 @@
  * outbound (posted store) queue, as docs/hardware.md section 3 specifies.
  *
  * Received messages are handed, in hard-IRQ context, to the handler
- * registered for their type; senders queue messages from any context.  A
+ * registered for their type; senders queue messages from any context.
+ * Every store is posted NOWAIT: a full destination FIFO refuses it at once
+ * rather than holding up the stores to every other node behind it, and
+ * the driver keeps the refused messages, and the ones after them for that
+ * destination, in order until the block says the FIFO has room.  A
  * node has one mailbox, so the bound instance is a module-wide singleton
  * that the API reaches through RCU, which also makes unbinding safe while
  * other modules keep calling in.
@@ -36,6 +40,7 @@
 #include <eusrv/vboard.h>
 #include <uapi/eusrv/mbox_diag.h>
 
+#include "mbox_backlog.h"
 #include "mbox_internal.h"
 #include "mbox_ring.h"
 
@@ -44,10 +49,11 @@
 #define MBOX_TXQ_ADDR		offsetof(struct eusrv_mbox_txq_entry, addr)
 #define MBOX_TXQ_DATA		offsetof(struct eusrv_mbox_txq_entry, data)
 #define MBOX_TXQ_STATUS		offsetof(struct eusrv_mbox_txq_entry, status)
+#define MBOX_TXQ_FLAGS		offsetof(struct eusrv_mbox_txq_entry, flags)
 
 #define MBOX_CTRL_ON	(EUSRV_MBOX_CTRL_EN | EUSRV_MBOX_CTRL_ENQ_IE | \
 			 EUSRV_MBOX_CTRL_FULL_IE | EUSRV_MBOX_CTRL_TXDONE_IE | \
-			 EUSRV_MBOX_CTRL_ERR_IE)
+			 EUSRV_MBOX_CTRL_ERR_IE | EUSRV_MBOX_CTRL_ROOM_IE)
 
 /* The driver's counters (the block keeps its own in its registers). */
 enum mbox_counter {
@@ -62,7 +68,19 @@ enum mbox_counter {
 	MBOX_TX_DECERR,
 	MBOX_TX_DISABLED,
 	MBOX_TX_BAD_STATUS,
+	MBOX_TX_REFUSED,
+	MBOX_TX_HELD,
+	MBOX_TX_RESENT,
+	MBOX_ROOM,
 	MBOX_NR_COUNTERS
+};
+
+/* Outbound state for one destination node; under tx_lock. */
+struct mbox_dest {
+	struct mbox_backlog backlog;
+	u32 posted;		/* in the outbound queue, not yet reaped */
+	bool resume;		/* refused: the next post says RESUME */
+	bool room;		/* the block said "room" since the refusal */
 };
 
 struct mbox_dev {
@@ -83,6 +101,10 @@ struct mbox_dev {
 	spinlock_t tx_lock;		/* outbound queue producer and reaper */
 	u32 tx_prod;
 	u32 tx_reaped;
+	struct mbox_dest *dest;		/* [nodes] */
+	u64 backlogged;			/* bit n: dest[n] keeps messages */
+	u32 held;			/* messages kept in all backlogs */
+	u32 room_cnt;			/* ROOM_CNT last seen */
 
 	atomic64_t cnt[MBOX_NR_COUNTERS];
 };
@@ -235,7 +257,25 @@ static void mbox_count_tx_failure(struct mbox_dev *mb, u32 status)
 	}
 }
 
-/* Take the oldest completed outbound entry; false when there is none. */
+/* A message DST refused, back from the queue: keep it, oldest first. */
+static void mbox_refused_locked(struct mbox_dev *mb, unsigned int dst, u64 msg)
+{
+	struct mbox_dest *d = &mb->dest[dst];
+
+	/* Cannot fail: nothing is posted without room for its refusal. */
+	if (WARN_ON_ONCE(!mbox_backlog_refused(&d->backlog, msg)))
+		return;
+	d->resume = true;
+	d->room = false;
+	mb->backlogged |= BIT_ULL(dst);
+	mb->held++;
+}
+
+/*
+ * Take the oldest completed outbound entry; false when there is none.  A
+ * refused one (BUSY) is kept for its destination here, under the lock, so
+ * that it goes in before anything sent after it.
+ */
 static bool mbox_reap_one(struct mbox_dev *mb, u64 *msg, unsigned int *dst,
 			  u32 *status)
 {
@@ -258,6 +298,11 @@ static bool mbox_reap_one(struct mbox_dev *mb, u64 *msg, unsigned int *dst,
 		*dst = EUSRV_GA_NODE(readq(e + MBOX_TXQ_ADDR));
 		WRITE_ONCE(mb->tx_reaped, mb->tx_reaped + 1);
 		got = true;
+		/* An earlier binding's stores were not counted as posted. */
+		if (*dst < mb->nodes && mb->dest[*dst].posted)
+			mb->dest[*dst].posted--;
+		if (*dst < mb->nodes && *status == EUSRV_MBOX_ST_BUSY)
+			mbox_refused_locked(mb, *dst, *msg);
 	}
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	return got;
@@ -277,6 +322,10 @@ static void mbox_reap_tx(struct mbox_dev *mb)
 		any = true;
 		if (status == EUSRV_MBOX_ST_OK)
 			continue;
+		if (status == EUSRV_MBOX_ST_BUSY && dst < mb->nodes) {
+			mbox_count(mb, MBOX_TX_REFUSED);
+			continue;
+		}
 		mbox_count_tx_failure(mb, status);
 		dev_dbg_ratelimited(mb->dev, "message %#llx to node %u not delivered: status %u\n",
 				    msg, dst, status);
@@ -292,6 +341,80 @@ static void mbox_reap_tx(struct mbox_dev *mb)
 		wake_up(&mbox_tx_wq);
 }
 
+/* Post entry TX_PROD for NODE; tx_lock held, the caller kicks. */
+static void mbox_post_locked(struct mbox_dev *mb, unsigned int node, u64 msg,
+			     u32 flags)
+{
+	void __iomem *e = mbox_txq_entry(mb, mb->tx_prod);
+
+	writeq(EUSRV_MBOX_INBOX_GA(node), e + MBOX_TXQ_ADDR);
+	writeq(msg, e + MBOX_TXQ_DATA);
+	writel(EUSRV_MBOX_ST_PENDING, e + MBOX_TXQ_STATUS);
+	writel(EUSRV_MBOX_TXF_NOWAIT | flags, e + MBOX_TXQ_FLAGS);
+	WRITE_ONCE(mb->tx_prod, mb->tx_prod + 1);
+	/* writel orders the entry's stores before TX_PROD (release). */
+	writel(mb->tx_prod, mb->regs + EUSRV_MBOX_TX_PROD);
+	mb->dest[node].posted++;
+}
+
+/*
+ * Post what DST keeps, oldest first, while the queue has room.  After a
+ * refusal, only once none of its refused entries is still in the queue
+ * (they come back refused, and are older) and the block said "room"; the
+ * first then carries RESUME.  tx_lock held; true if anything was posted.
+ */
+static bool mbox_resend_locked(struct mbox_dev *mb, unsigned int dst)
+{
+	struct mbox_dest *d = &mb->dest[dst];
+	bool any = false;
+	u64 msg;
+
+	if (d->resume && (d->posted || !d->room))
+		return false;
+	while (mbox_ring_free(mb->tx_prod, mb->tx_reaped, EUSRV_MBOX_TXQ_DEPTH) &&
+	       mbox_backlog_take(&d->backlog, &msg)) {
+		mbox_post_locked(mb, dst, msg, d->resume ? EUSRV_MBOX_TXF_RESUME : 0);
+		d->resume = false;
+		mb->held--;
+		mbox_count(mb, MBOX_TX_RESENT);
+		any = true;
+	}
+	if (!d->backlog.len)
+		mb->backlogged &= ~BIT_ULL(dst);
+	return any;
+}
+
+/* Post again what refusing destinations keep; hard-IRQ context. */
+static void mbox_resend(struct mbox_dev *mb)
+{
+	unsigned long flags;
+	unsigned int n;
+	bool any = false;
+	u32 room;
+
+	spin_lock_irqsave(&mb->tx_lock, flags);
+	/*
+	 * Read after the completions were reaped, so a room event that
+	 * follows one of their refusals is seen now or raises another
+	 * interrupt: room is never taken for older than a refusal.
+	 */
+	room = readl(mb->regs + EUSRV_MBOX_ROOM_CNT);
+	if (room != mb->room_cnt) {
+		mb->room_cnt = room;
+		mbox_count(mb, MBOX_ROOM);
+		for (n = 0; n < mb->nodes; n++)
+			mb->dest[n].room = true;
+	}
+	for (n = 0; mb->backlogged && n < mb->nodes; n++)
+		if (mb->backlogged & BIT_ULL(n))
+			any |= mbox_resend_locked(mb, n);
+	if (any)
+		mbox_kick(mb);
+	spin_unlock_irqrestore(&mb->tx_lock, flags);
+	if (any)
+		wake_up(&mbox_tx_wq);
+}
+
 /* The interrupt's work; hard-IRQ context (interrupt or irq_work). */
 static void mbox_service(struct mbox_dev *mb)
 {
@@ -300,6 +423,7 @@ static void mbox_service(struct mbox_dev *mb)
 		mbox_drain_rx(mb);
 	spin_unlock(&mb->rx_lock);
 	mbox_reap_tx(mb);
+	mbox_resend(mb);
 }
 
 static irqreturn_t mbox_irq(int irq, void *data)
@@ -326,25 +450,42 @@ static void mbox_resume_fn(struct work_struct *work)
 	irq_work_queue(&mb->poll);
 }
 
+/*
+ * Whether a message for NODE is taken now: its destination keeps room for
+ * every message of it not yet delivered (so a refusal always fits), and
+ * either keeps messages already (the new one goes behind them) or the
+ * queue has a slot.  tx_lock held.
+ */
+static bool mbox_can_take_locked(struct mbox_dev *mb, unsigned int node)
+{
+	const struct mbox_dest *d = &mb->dest[node];
+
+	if (d->backlog.len + d->posted >= MBOX_BACKLOG_DEPTH)
+		return false;
+	return d->backlog.len ||
+	       mbox_ring_free(mb->tx_prod, mb->tx_reaped, EUSRV_MBOX_TXQ_DEPTH);
+}
+
 static int mbox_post(struct mbox_dev *mb, unsigned int node, u64 msg)
 {
+	struct mbox_dest *d = &mb->dest[node];
 	unsigned long flags;
-	void __iomem *e;
 
 	spin_lock_irqsave(&mb->tx_lock, flags);
-	if (!mbox_ring_free(mb->tx_prod, mb->tx_reaped, EUSRV_MBOX_TXQ_DEPTH)) {
+	if (!mbox_can_take_locked(mb, node)) {
 		spin_unlock_irqrestore(&mb->tx_lock, flags);
 		mbox_count(mb, MBOX_TX_BUSY);
 		return -EAGAIN;
 	}
-	e = mbox_txq_entry(mb, mb->tx_prod);
-	writeq(EUSRV_MBOX_INBOX_GA(node), e + MBOX_TXQ_ADDR);
-	writeq(msg, e + MBOX_TXQ_DATA);
-	writel(EUSRV_MBOX_ST_PENDING, e + MBOX_TXQ_STATUS);
-	WRITE_ONCE(mb->tx_prod, mb->tx_prod + 1);
-	/* writel orders the entry's stores before TX_PROD (release). */
-	writel(mb->tx_prod, mb->regs + EUSRV_MBOX_TX_PROD);
-	mbox_kick(mb);
+	if (d->backlog.len) {
+		/* Behind what the destination refused: kept, in order. */
+		mbox_backlog_hold(&d->backlog, msg);
+		mb->held++;
+		mbox_count(mb, MBOX_TX_HELD);
+	} else {
+		mbox_post_locked(mb, node, msg, 0);
+		mbox_kick(mb);
+	}
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	mbox_count(mb, MBOX_TX_MSGS);
 	return 0;
@@ -370,39 +511,47 @@ int eusrv_mbox_send(unsigned int node, u64 msg)
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_send);
 
-/* COND on the bound mailbox, or true once there is none. */
-static bool mbox_tx_cond(bool (*cond)(struct mbox_dev *mb))
+/* COND(mb, NODE) under tx_lock on the bound mailbox, or true once there is none. */
+static bool mbox_tx_cond(bool (*cond)(struct mbox_dev *mb, unsigned int node),
+			 unsigned int node)
 {
 	struct mbox_dev *mb;
-	bool ret;
+	unsigned long flags;
+	bool ret = true;
 
 	rcu_read_lock();
 	mb = rcu_dereference(mbox_cur);
-	ret = !mb || cond(mb);
+	if (mb) {
+		spin_lock_irqsave(&mb->tx_lock, flags);
+		ret = cond(mb, node);
+		spin_unlock_irqrestore(&mb->tx_lock, flags);
+	}
 	rcu_read_unlock();
 	return ret;
 }
 
 /* Sleep until COND: 0 on timeout, > 0 when met, -ERESTARTSYS, -ENODEV. */
-static long mbox_wait_tx(bool (*cond)(struct mbox_dev *mb), long timeout)
+static long mbox_wait_tx(bool (*cond)(struct mbox_dev *mb, unsigned int node),
+			 unsigned int node, long timeout)
 {
 	long ret = wait_event_interruptible_timeout(mbox_tx_wq,
-						    mbox_tx_cond(cond), timeout);
+						    mbox_tx_cond(cond, node),
+						    timeout);
 
 	if (ret > 0 && !rcu_access_pointer(mbox_cur))
 		return -ENODEV;
 	return ret;
 }
 
-static bool mbox_has_space(struct mbox_dev *mb)
+/* A node of another binding is left to eusrv_mbox_send() to refuse. */
+static bool mbox_can_take(struct mbox_dev *mb, unsigned int node)
 {
-	return mbox_ring_free(READ_ONCE(mb->tx_prod), READ_ONCE(mb->tx_reaped),
-			      EUSRV_MBOX_TXQ_DEPTH);
+	return node >= mb->nodes || mbox_can_take_locked(mb, node);
 }
 
-static bool mbox_tx_idle(struct mbox_dev *mb)
+static bool mbox_tx_idle(struct mbox_dev *mb, unsigned int node)
 {
-	return READ_ONCE(mb->tx_prod) == READ_ONCE(mb->tx_reaped);
+	return mb->tx_prod == mb->tx_reaped && !mb->held;
 }
 
 int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout)
@@ -419,7 +568,7 @@ int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout)
 		left = (long)(deadline - jiffies);
 		if (left <= 0)
 			return -ETIMEDOUT;
-		ret = mbox_wait_tx(mbox_has_space, left);
+		ret = mbox_wait_tx(mbox_can_take, node, left);
 		if (ret < 0)
 			return ret;
 	}
@@ -428,7 +577,7 @@ EXPORT_SYMBOL_GPL(eusrv_mbox_send_wait);
 
 int eusrv_mbox_flush(long timeout)
 {
-	long ret = mbox_wait_tx(mbox_tx_idle, timeout);
+	long ret = mbox_wait_tx(mbox_tx_idle, 0, timeout);
 
 	if (ret < 0)
 		return ret;
@@ -482,6 +631,8 @@ int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 	st->tx_total = readq(mb->regs + EUSRV_MBOX_TX_TOTAL);
 	st->full_cnt = readl(mb->regs + EUSRV_MBOX_FULL_CNT);
 	st->tx_wait_cnt = readl(mb->regs + EUSRV_MBOX_TX_WAIT_CNT);
+	st->tx_busy_cnt = readl(mb->regs + EUSRV_MBOX_TX_BUSY_CNT);
+	st->room_cnt = readl(mb->regs + EUSRV_MBOX_ROOM_CNT);
 	st->tx_err_cnt = readl(mb->regs + EUSRV_MBOX_TX_ERR_CNT);
 	st->bad_cnt = readl(mb->regs + EUSRV_MBOX_BAD_CNT);
 	st->bad_last = readl(mb->regs + EUSRV_MBOX_BAD_LAST);
@@ -496,6 +647,11 @@ int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 	st->tx_decerr = mbox_counter(mb, MBOX_TX_DECERR);
 	st->tx_disabled = mbox_counter(mb, MBOX_TX_DISABLED);
 	st->tx_bad_status = mbox_counter(mb, MBOX_TX_BAD_STATUS);
+	st->tx_refused = mbox_counter(mb, MBOX_TX_REFUSED);
+	st->tx_held = mbox_counter(mb, MBOX_TX_HELD);
+	st->tx_resent = mbox_counter(mb, MBOX_TX_RESENT);
+	st->rooms = mbox_counter(mb, MBOX_ROOM);
+	st->backlog = READ_ONCE(mb->held);
 	rcu_read_unlock();
 	return 0;
 }
@@ -559,6 +715,7 @@ static void mbox_sync_counters(struct mbox_dev *mb)
 	mb->rx_cons = rx_cons;
 	mb->tx_prod = tx_prod;
 	mb->tx_reaped = tx_cons;
+	mb->room_cnt = readl(mb->regs + EUSRV_MBOX_ROOM_CNT);
 }
 
 static int mbox_read_props(struct mbox_dev *mb)
@@ -592,6 +749,9 @@ static int mbox_probe(struct platform_device *pdev)
 	ret = mbox_read_props(mb);
 	if (ret)
 		return ret;
+	mb->dest = devm_kcalloc(dev, mb->nodes, sizeof(*mb->dest), GFP_KERNEL);
+	if (!mb->dest)
+		return -ENOMEM;
 	mb->regs = devm_platform_ioremap_resource(pdev, 0);
 	if (IS_ERR(mb->regs))
 		return dev_err_probe(dev, PTR_ERR(mb->regs), "cannot map the registers\n");

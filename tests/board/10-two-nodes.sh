@@ -30,7 +30,8 @@ fi
 check "ping-pong node1 -> node0" on node1 eusrv-mbox ping 0 -c 2000
 
 # Flood node1 while it stops draining its FIFO now and then: the FIFO fills,
-# stores wait, and every message still arrives once, in order.
+# refuses node0's stores, node0 keeps them and posts them again when told
+# of room, and every message still arrives once, in order.
 on node0 eusrv-mbox reset >/dev/null
 on node1 eusrv-mbox reset >/dev/null
 on node0 eusrv-mbox flood 1 -c 200000 >"$BUILD/flood.out" 2>&1 &
@@ -55,12 +56,20 @@ else
 	not_ok "flood: 200000 messages, none lost or duplicated"
 fi
 full=$(printf '%s\n' "$rx" | sed -n 's/^full_cnt=//p')
-waits=$(printf '%s\n' "$tx" | sed -n 's/^tx_wait_cnt=//p')
-diag "receiver full_cnt=$full sender tx_wait_cnt=$waits"
-if [ "${full:-0}" -gt 0 ] && [ "${waits:-0}" -gt 0 ]; then
-	ok "flood: the overflow is visible (FIFO full events, waiting stores)"
+diag "receiver full_cnt=$full; sender: $(printf '%s\n' "$tx" |
+	grep -E '^(tx_busy_cnt|room_cnt|tx_refused|tx_held|tx_resent|rooms|backlog|tx_wait_cnt|tx_full)=' | tr '\n' ' ')"
+if [ "${full:-0}" -gt 0 ] && [ "$(kv tx_busy_cnt "$tx")" -gt 0 ] &&
+	[ "$(kv tx_refused "$tx")" -gt 0 ] && [ "$(kv tx_resent "$tx")" -gt 0 ] &&
+	[ "$(kv rooms "$tx")" -gt 0 ]; then
+	ok "flood: the overflow is visible (FIFO full events, refused stores resent on room)"
 else
 	not_ok "flood: the overflow is visible"
+fi
+if [ "$(kv backlog "$tx")" = 0 ] && [ "$(kv tx_wait_cnt "$tx")" = 0 ] &&
+	[ "$(kv tx_full "$tx")" = 0 ]; then
+	ok "flood: no store waited or timed out, nothing left kept"
+else
+	not_ok "flood: no store waited or timed out, nothing left kept"
 fi
 
 # Bad input from user space: malformed ioctls get their errno, no oops.

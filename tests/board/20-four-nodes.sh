@@ -1,13 +1,22 @@
 #!/bin/bash
-# Four nodes: boot, modules, and all-to-all mailbox traffic at once.
+# Four nodes: boot, modules, all-to-all mailbox traffic at once, and one
+# node frozen while the others go on undisturbed.
 set -u
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/board/lib.sh"
+. "$TOP/tests/board/sor-lib.sh"
 board_suite_begin
 
 N=4
 COUNT=5000
-board_up "4 nodes boot" -n $N
+SVC=5720		# sor-test's echo service on node1
+FROZEN_SECS=20		# node3 frozen this long: well past the 2.5 s keepalive
+echo_dir=/tmp/four-echo
+build_prog sor-test -lpthread
+sortest=$prog
+# Written before the board starts (sor-lib.sh): node0's and node3's clients.
+echo_client_script "$BUILD/tests/board/four-echo.sh" $echo_dir "$sortest" $SVC
+board_up "4 nodes boot" -n $N --no-module eusrv_eth
 
 for i in $(seq 0 $((N - 1))); do
 	check "node$i: modules loaded" on node$i 'grep -q "^eusrv_mbox " /proc/modules'
@@ -58,6 +67,68 @@ for i in $(seq 0 $((N - 1))); do
 	j=$(((i + 1) % N))
 	check "ping-pong node$i -> node$j" on node$i eusrv-mbox ping $j -c 500
 done
+
+# One stalled node must not hold up the others (docs/hardware.md 3.5):
+# node3 frozen, node0 floods it and node1 has connections with it (so it
+# probes it), while node0 and node1 go on: mailbox ping-pong both ways
+# with no round trip near the 500 ms a store would wait on node3's full
+# FIFO, and rounds of echo over RDMA, every byte checked.  Thawed, node3
+# gets every message of the flood, once and in order.
+echo_service four "$sortest" $SVC
+echo_up "node1's echo service answers node0" node0 "$sortest" $SVC
+echo_up "node1's echo service answers node3" node3 "$sortest" $SVC
+for n in node0 node3; do
+	on $n "setsid sh $BUILD/tests/board/four-echo.sh >/dev/null 2>&1 </dev/null &" >/dev/null
+	on $n eusrv-mbox reset >/dev/null
+done
+sleep 3
+board freeze node3 >/dev/null 2>&1 || not_ok "board freeze node3"
+t0=$(date +%s)
+on node0 eusrv-mbox flood 3 -c 100 >"$BUILD/frozen.flood" 2>&1 &
+fpid=$!
+sleep 1
+for pair in "node0 1" "node1 0"; do
+	set -- $pair
+	out=$(on $1 eusrv-mbox ping $2 -c 2000 2>&1)
+	rc=$?
+	diag "$out"
+	max=$(kv rtt_max_us "$out")
+	if [ $rc -eq 0 ] && [ "$(kv errors "$out")" = 0 ] && [ "${max%.*}" -lt 250000 ]; then
+		ok "node3 frozen: $1 pings node$2 2000 times, slowest round trip ${max%.*} us"
+	else
+		not_ok "node3 frozen: $1 pings node$2 2000 times within 250 ms each # rc=$rc max=${max:-?} us"
+	fi
+done
+stats=$(on node0 eusrv-mbox stats)
+diag "node0 while node3 is frozen: $(printf '%s\n' "$stats" | grep -E '^(tx_busy_cnt|tx_refused|tx_held|backlog|tx_full)=' | tr '\n' ' ')"
+if [ "$(kv tx_refused "$stats")" -gt 0 ] && [ "$(kv backlog "$stats")" -gt 0 ] &&
+	[ "$(kv tx_full "$stats")" = 0 ]; then
+	ok "node3 frozen: node0 keeps what node3's full FIFO refused, no store timed out"
+else
+	not_ok "node3 frozen: node0 keeps what node3's full FIFO refused, no store timed out"
+fi
+left=$((FROZEN_SECS - ($(date +%s) - t0)))
+[ $left -gt 0 ] && sleep $left
+board thaw node3 >/dev/null 2>&1 || not_ok "board thaw node3"
+wait $fpid
+frc=$?
+diag "$(cat "$BUILD/frozen.flood")"
+line=$(on node3 eusrv-mbox stats | grep '^seq src=0 ')
+diag "node3 thawed: $line"
+if [ $frc -eq 0 ] && [ "$(kv failed "$(cat "$BUILD/frozen.flood")")" = 0 ] &&
+	[ "$(kv received "$line")" = 100 ] && [ "$(kv dup "$line")" = 0 ] &&
+	[ "$(kv gap "$line")" = 0 ] && [ "$(kv late "$line")" = 0 ]; then
+	ok "node3 thawed: it got node0's 100 flood messages, once and in order"
+else
+	not_ok "node3 thawed: it got node0's 100 flood messages, once and in order # rc=$frc"
+fi
+check "node0 keeps no message after the thaw" on node0 \
+	'eusrv-mbox stats | grep -qx backlog=0'
+echo_rounds node0 $echo_dir \
+	"node3 frozen: node0's echo client checked %d bytes with no error (%d rounds)" \
+	"node3 frozen: node0's echo client checked its bytes with no error"
+on node3 "touch $echo_dir/stop" >/dev/null 2>&1
+on node1 'kill -- -$(cat /tmp/four-svc.pid)' >/dev/null 2>&1
 
 check "board stop" board stop
 tap_done

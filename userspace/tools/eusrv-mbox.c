@@ -235,6 +235,7 @@ static int cmd_stats(int fd)
 	       (uint64_t)s.rx_total, (uint64_t)s.tx_total);
 	printf("full_cnt=%u\ntx_wait_cnt=%u\ntx_err_cnt=%u\nbad_cnt=%u\nbad_last=%u\n",
 	       s.full_cnt, s.tx_wait_cnt, s.tx_err_cnt, s.bad_cnt, s.bad_last);
+	printf("tx_busy_cnt=%u\nroom_cnt=%u\n", s.tx_busy_cnt, s.room_cnt);
 	printf("rx_msgs=%" PRIu64 "\nrx_unhandled=%" PRIu64 "\nrx_invalid=%" PRIu64
 	       "\nrx_bad_src=%" PRIu64 "\nrx_resync=%" PRIu64 "\n",
 	       (uint64_t)s.rx_msgs, (uint64_t)s.rx_unhandled,
@@ -246,6 +247,10 @@ static int cmd_stats(int fd)
 	       (uint64_t)s.tx_msgs, (uint64_t)s.tx_busy, (uint64_t)s.tx_full,
 	       (uint64_t)s.tx_decerr, (uint64_t)s.tx_disabled,
 	       (uint64_t)s.tx_bad_status);
+	printf("tx_refused=%" PRIu64 "\ntx_held=%" PRIu64 "\ntx_resent=%" PRIu64
+	       "\nrooms=%" PRIu64 "\nbacklog=%" PRIu64 "\n",
+	       (uint64_t)s.tx_refused, (uint64_t)s.tx_held,
+	       (uint64_t)s.tx_resent, (uint64_t)s.rooms, (uint64_t)s.backlog);
 	printf("ping_stale=%" PRIu64 "\npong_unsent=%" PRIu64 "\npong_failed=%" PRIu64 "\n",
 	       (uint64_t)s.ping_stale, (uint64_t)s.pong_unsent,
 	       (uint64_t)s.pong_failed);

@@ -77,6 +77,8 @@ struct eusrv_mbox_stats {
 	__u32 tx_err_cnt;
 	__u32 bad_cnt;
 	__u32 bad_last;
+	__u32 tx_busy_cnt;	/* NOWAIT entries refused by a full FIFO */
+	__u32 room_cnt;		/* "room again" events */
 	__u32 reserved;
 	/* The driver's counters since the mailbox was bound or reset. */
 	__u64 rx_msgs;		/* messages handed to a handler */
@@ -85,11 +87,16 @@ struct eusrv_mbox_stats {
 	__u64 rx_bad_src;	/* impossible source node */
 	__u64 rx_resync;	/* FIFO skipped: impossible RX_PROD */
 	__u64 tx_msgs;		/* messages queued */
-	__u64 tx_busy;		/* sends refused: outbound queue full */
+	__u64 tx_busy;		/* sends refused: queue or backlog full */
 	__u64 tx_full;		/* completions: FIFO full until timeout */
 	__u64 tx_decerr;	/* completions: no such node */
 	__u64 tx_disabled;	/* completions: destination not enabled */
 	__u64 tx_bad_status;	/* completions with an unknown status */
+	__u64 tx_refused;	/* completions: refused (BUSY), kept to resend */
+	__u64 tx_held;		/* sends kept behind refused ones */
+	__u64 tx_resent;	/* kept messages posted again */
+	__u64 rooms;		/* "room again" events handled */
+	__u64 backlog;		/* messages kept now, all destinations */
 	/* The diagnostics' own counters since load or reset. */
 	__u64 ping_stale;	/* PONGs of an earlier, abandoned ping */
 	__u64 pong_unsent;	/* PINGs not answered: outbound queue full */
