@@ -83,8 +83,9 @@ static void backlog_test_refused_again(struct kunit *test)
 /*
  * A sender's life, simulated as mbox_core.c runs it: numbered messages go
  * out (held while the backlog is not empty), an outbound queue of
- * WALK_QUEUE, shared with other destinations, completes them in order, the destination refuses while full
- * and then stickily until RESUME; what it accepts must be 0, 1, 2, ...
+ * WALK_QUEUE, shared with other destinations, completes them in order,
+ * the destination refuses while full and then stickily until RESUME; what
+ * it accepts must be 0, 1, 2, ...
  */
 static void backlog_test_sender_walk(struct kunit *test)
 {
