@@ -80,7 +80,7 @@ struct mbox_dest {
 	struct mbox_backlog backlog;
 	u32 posted;		/* in the outbound queue, not yet reaped */
 	bool resume;		/* refused: the next post says RESUME */
-	bool room;		/* the block said "room" since the refusal */
+	bool room;		/* the block said "room" since the last RESUME */
 };
 
 struct mbox_dev {
@@ -266,7 +266,6 @@ static void mbox_refused_locked(struct mbox_dev *mb, unsigned int dst, u64 msg)
 	if (WARN_ON_ONCE(!mbox_backlog_refused(&d->backlog, msg)))
 		return;
 	d->resume = true;
-	d->room = false;
 	mb->backlogged |= BIT_ULL(dst);
 	mb->held++;
 }
@@ -360,8 +359,12 @@ static void mbox_post_locked(struct mbox_dev *mb, unsigned int node, u64 msg,
 /*
  * Post what DST keeps, oldest first, while the queue has room.  After a
  * refusal, only once none of its refused entries is still in the queue
- * (they come back refused, and are older) and the block said "room"; the
- * first then carries RESUME.  tx_lock held; true if anything was posted.
+ * (they come back refused, and are older) and the block said "room" since
+ * the last RESUME; the first then carries RESUME.  The room event that
+ * follows a refusal may be seen before the refusal is reaped, so reaping
+ * does not forget it; one seen too early costs one more refusal, never a
+ * loop: every event is the block's.  tx_lock held; true if anything was
+ * posted.
  */
 static bool mbox_resend_locked(struct mbox_dev *mb, unsigned int dst)
 {
@@ -373,6 +376,8 @@ static bool mbox_resend_locked(struct mbox_dev *mb, unsigned int dst)
 		return false;
 	while (mbox_ring_free(mb->tx_prod, mb->tx_reaped, EUSRV_MBOX_TXQ_DEPTH) &&
 	       mbox_backlog_take(&d->backlog, &msg)) {
+		if (d->resume)
+			d->room = false;
 		mbox_post_locked(mb, dst, msg, d->resume ? EUSRV_MBOX_TXF_RESUME : 0);
 		d->resume = false;
 		mb->held--;
