@@ -64,10 +64,10 @@ struct sor_bg {
 	bool sized;			/* the rings follow ACCEPT's sizes */
 	bool done;			/* the outcome is being made */
 	bool settled;			/* ... and the file shows it */
-	int addrlen;			/* 0: no TCP to turn to */
-	struct sockaddr_storage addr;
+	bool to_tcp;			/* turn to TCP if it fails */
 	struct wait_queue_entry tcp_wait; /* on the socket's queue (sor_setup.c) */
 	bool tcp_waiting;		/* ... added */
+	bool tcp_started;		/* user space connected the socket */
 };
 
 struct sor_conn {

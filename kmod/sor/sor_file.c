@@ -568,6 +568,9 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 
 	if (cmd == EUSRV_SOR_SOCKET)
 		return sor_tcp_socket_fd(c);
+	if (cmd == EUSRV_SOR_TCP_STARTED)
+		return get_user(n, (s32 __user *)uarg) ? -EFAULT :
+		       sor_tcp_started(c, n);
 	/* Rings may still be replaced: only what does not touch them. */
 	if (sor_conn_setting_up(c) && cmd != EUSRV_SOR_INFO &&
 	    cmd != EUSRV_SOR_WAIT && cmd != EUSRV_SOR_GET_ERROR &&
@@ -634,7 +637,8 @@ static long sor_file_compat_ioctl(struct file *file, unsigned int cmd,
 {
 	struct sor_conn *c = file->private_data;
 
-	if (READ_ONCE(c->tcp) && cmd != EUSRV_SOR_INFO && cmd != EUSRV_SOR_SOCKET)
+	if (READ_ONCE(c->tcp) && cmd != EUSRV_SOR_INFO && cmd != EUSRV_SOR_SOCKET &&
+	    cmd != EUSRV_SOR_TCP_STARTED)
 		return sor_tcp_compat_ioctl(c, cmd, arg);
 	return compat_ptr_ioctl(file, cmd, arg);
 }

@@ -26,6 +26,7 @@ long sor_tcp_ioctl(struct sor_conn *c, unsigned int cmd, unsigned long arg);
 long sor_tcp_compat_ioctl(struct sor_conn *c, unsigned int cmd,
 			  unsigned long arg);
 int sor_tcp_socket_fd(struct sor_conn *c);
+int sor_tcp_started(struct sor_conn *c, int err);
 
 /* sor_ulock.c: the rings' lock words shared with user space. */
 void sor_ulock_note_ns(struct sor_conn *c);

@@ -995,25 +995,17 @@ static int sor_tcp_woken(struct wait_queue_entry *wq, unsigned int mode,
 }
 
 /*
- * Connect C's socket over TCP to where connect() was asked, and have its
- * wake-ups wake the file's waiters; the caller then lets the file serve
- * it (c->tcp).  An error the connect fails with at once becomes the
- * socket's pending error, as one TCP finds later would.  Process context.
+ * Have the wake-ups of C's socket wake the file's waiters; the caller then
+ * lets the file serve it (c->tcp).  The socket is not connected here: the
+ * program's own thread connects it (the library, on its next call on the
+ * descriptor, EUSRV_SOR_TCP_STARTED), so that its security policy, its
+ * seccomp filter and its credentials apply as to any connect() it makes.
  */
 static void sor_tcp_start(struct sor_conn *c)
 {
 	struct socket *sock = sock_from_file(c->bound);
 	struct sor_bg *bg = c->bg;
-	int ret;
 
-	ret = kernel_connect(sock, (struct sockaddr *)&bg->addr, bg->addrlen,
-			     O_NONBLOCK);
-	if (ret && ret != -EINPROGRESS) {
-		lock_sock(sock->sk);
-		sock->sk->sk_err = -ret;
-		release_sock(sock->sk);
-		sk_error_report(sock->sk);
-	}
 	init_waitqueue_func_entry(&bg->tcp_wait, sor_tcp_woken);
 	add_wait_queue(sk_sleep(sock->sk), &bg->tcp_wait);
 	bg->tcp_waiting = true;
@@ -1034,18 +1026,19 @@ static void sor_tcp_stop(struct sor_conn *c)
 
 /*
  * The set-up failed with ERR (bg->done is ours).  The file shows nothing
- * of it until the socket is connecting over TCP in its place, so that the
- * program never sees the failure nor the socket unconnected; without an
- * address to go to, it shows the failure.
+ * of it but readiness, which brings the program back to the library: it
+ * connects the socket over TCP in the file's place (sor_tcp.c), so that
+ * the program never sees the failure; without TCP to turn to, the file
+ * shows the failure.
  */
 static void sor_setup_bg_fail(struct sor_conn *c, int err)
 {
 	unsigned long flags;
 
-	if (c->bg->addrlen)
+	if (c->bg->to_tcp)
 		sor_tcp_start(c);
 	spin_lock_irqsave(&c->lock, flags);
-	if (c->bg->addrlen)
+	if (c->bg->to_tcp)
 		WRITE_ONCE(c->tcp, true);
 	/* Pairs with sor_conn_setting_up(): whoever sees it settled sees tcp. */
 	smp_store_release(&c->bg->settled, true);
@@ -1232,25 +1225,21 @@ static bool sor_fallback_addr_ok(const struct sockaddr_storage *a, u32 len,
 	return false;
 }
 
-/* A non-blocking CONNECT's state, with the address TCP goes to instead. */
+/* A non-blocking CONNECT's state; with ADDR, it turns to TCP if it fails. */
 static struct sor_bg *sor_connect_bg_new(const struct eusrv_sor_connect *rq)
 {
-	struct sor_bg *bg = kzalloc(sizeof(*bg), GFP_KERNEL_ACCOUNT);
-	int err = 0;
+	struct sockaddr_storage addr;
+	struct sor_bg *bg;
 
+	if (rq->addrlen &&
+	    copy_from_user(&addr, u64_to_user_ptr(rq->addr), rq->addrlen))
+		return ERR_PTR(-EFAULT);
+	if (rq->addrlen && !sor_fallback_addr_ok(&addr, rq->addrlen, rq->port))
+		return ERR_PTR(-EINVAL);
+	bg = kzalloc(sizeof(*bg), GFP_KERNEL_ACCOUNT);
 	if (!bg)
 		return ERR_PTR(-ENOMEM);
-	if (rq->addrlen &&
-	    copy_from_user(&bg->addr, u64_to_user_ptr(rq->addr), rq->addrlen))
-		err = -EFAULT;
-	else if (rq->addrlen &&
-		 !sor_fallback_addr_ok(&bg->addr, rq->addrlen, rq->port))
-		err = -EINVAL;
-	if (err) {
-		kfree(bg);
-		return ERR_PTR(err);
-	}
-	bg->addrlen = rq->addrlen;
+	bg->to_tcp = rq->addrlen;
 	return bg;
 }
 

@@ -4,11 +4,12 @@
  * into its own TCP socket (docs/protocol.md section 3).  A non-blocking
  * connect() has returned EINPROGRESS with the connection file in place of
  * the socket, and the program may have put that file in an epoll set: so
- * the file stays, the driver connects the socket to where the program
- * asked, and the file then serves the socket: its poll (woken through a
- * wait entry on the socket's queue), read and write.  The connect and the
- * wait entry are the set-up's (sor_setup.c); this file serves the socket.  User space takes a
- * descriptor of the socket (EUSRV_SOR_SOCKET) for the other socket calls.
+ * the file stays and serves the socket: its poll (woken through a wait
+ * entry on the socket's queue, the set-up's: sor_setup.c), read and
+ * write.  The program's own thread connects the socket: until the library
+ * says it did (EUSRV_SOR_TCP_STARTED), the file is readable and writable,
+ * which brings an event loop back to a call the library sees.  User space
+ * takes a descriptor of the socket (EUSRV_SOR_SOCKET) for the other calls.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,10 +23,20 @@
 
 #include "sor_file.h"
 
+/*
+ * How long TCP_STARTED waits for the answer to the SYN: the program saw
+ * the file ready, so what it asks next should find the connect finished.
+ * A board round trip is well below it; a silent peer is not waited for.
+ */
+#define SOR_TCP_ANSWER_MS	200
+
 /* The socket's events; the caller waits on the file's queue, which the socket's wakes. */
 __poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait)
 {
 	poll_table pt;
+
+	if (!READ_ONCE(c->bg->tcp_started))
+		return EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM;
 
 	init_poll_funcptr(&pt, NULL);
 	pt._key = wait ? wait->_key : ~(__poll_t)0;
@@ -60,6 +71,40 @@ long sor_tcp_compat_ioctl(struct sor_conn *c, unsigned int cmd,
 	if (!c->bound->f_op->compat_ioctl)
 		return -ENOIOCTLCMD;
 	return c->bound->f_op->compat_ioctl(c->bound, cmd, arg);
+}
+
+/*
+ * EUSRV_SOR_TCP_STARTED: the caller connect()ed the socket of a connection
+ * turned to TCP.  ERR, if not 0, is the errno its connect() failed with
+ * at once; an unconnected socket takes it as its pending error, as one
+ * TCP finds later would (SO_ERROR, POLLERR).  The file's poll is the
+ * socket's from now on.  Waits up to SOR_TCP_ANSWER_MS for the answer.
+ */
+int sor_tcp_started(struct sor_conn *c, int err)
+{
+	struct sock *sk;
+
+	if (!READ_ONCE(c->tcp) || err < 0 || err >= MAX_ERRNO)
+		return -EINVAL;
+	sk = sock_from_file(c->bound)->sk;
+	if (err) {
+		lock_sock(sk);
+		if (sk->sk_state == TCP_CLOSE && !sk->sk_err)
+			sk->sk_err = err;
+		else
+			err = 0;
+		release_sock(sk);
+		if (err)
+			sk_error_report(sk);
+	}
+	WRITE_ONCE(c->bg->tcp_started, true);
+	/* Pollers look again: at the socket's events now. */
+	wake_up_all(&c->wq);
+	if (!err)
+		wait_event_interruptible_timeout(*sk_sleep(sk),
+						 READ_ONCE(sk->sk_state) != TCP_SYN_SENT,
+						 msecs_to_jiffies(SOR_TCP_ANSWER_MS));
+	return 0;
 }
 
 /* EUSRV_SOR_SOCKET: a descriptor of the client's socket. */

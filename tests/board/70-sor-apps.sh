@@ -152,8 +152,9 @@ if [ $driver = yes ]; then
 	# listener unknown to the driver (serve-tcp on 7650) it turns to TCP
 	# in the background (and survives the program closing the library's
 	# descriptor of the socket); with nobody listening, EPOLLERR and
-	# ECONNREFUSED as TCP gives; 20 closed while setting up leave no
-	# connection behind on either node.
+	# ECONNREFUSED as TCP gives; the TCP connect is the program's own
+	# (under a seccomp filter forbidding connect(2), SO_ERROR says EPERM);
+	# 20 closed while setting up leave no connection behind on either node.
 	dbg=/sys/kernel/debug/eusrv_sor
 	# with_knob KNOB VALUE PORT MODE [ARG]: sor-test MODE [ARG] on node1
 	# against node0:PORT, node0's driver knob KNOB at VALUE meanwhile.
@@ -186,6 +187,7 @@ if [ $driver = yes ]; then
 	with_knob serve_delay_ms 0 7650 bgfallback
 	with_knob serve_delay_ms 0 7650 bgfallback 1
 	with_knob serve_delay_ms 0 7699 bgrefused
+	with_knob serve_delay_ms 0 7650 bgseccomp
 	with_knob serve_delay_ms 1000 7600 bgclose 20
 	left=
 	for _ in $(seq 30); do

@@ -4,7 +4,8 @@
  * says how it ended, the socket calls on the descriptor go to the
  * socket's own descriptor (the TCP one the driver gives back), and the
  * data calls wait or say EAGAIN; established, the connection is mapped
- * and takes the options set meanwhile; failed, it stays on TCP for good.
+ * and takes the options set meanwhile; failed, it stays on TCP for good,
+ * connected from here.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -15,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include "inaddr.h"
 #include "usor_internal.h"
 
 /*
@@ -50,6 +52,32 @@ int usor_tcp_fd_of(struct usor_conn *c, int fd)
 }
 
 /*
+ * The set-up failed and the connection turned to TCP: connect its socket
+ * (descriptor T) where connect() was going, from the program's thread, as
+ * its own connect() would have been (its security policy, seccomp filter
+ * and credentials apply), and tell the driver, which then waits a little
+ * for TCP's answer: the program saw the file ready, which is what brought
+ * it here.  A connect the socket already had (another thread, a fork) is
+ * left as it is.
+ */
+static void tcp_connect(struct usor_conn *c, int fd, int t)
+{
+	struct sockaddr_storage to;
+	socklen_t len = usor_v4_as(c->family, &c->peer, &to);
+	int fl = usor_r->fcntl(t, F_GETFL, 0), e = 0;
+
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		usor_r->fcntl(t, F_SETFL, (uintptr_t)(fl | O_NONBLOCK));
+	if (usor_r->connect(t, (struct sockaddr *)&to, len) < 0 &&
+	    errno != EINPROGRESS && errno != EALREADY && errno != EISCONN &&
+	    errno != EINTR)
+		e = errno;
+	if (fl >= 0 && !(fl & O_NONBLOCK))
+		usor_r->fcntl(t, F_SETFL, (uintptr_t)fl);
+	usor_r->ioctl(fd, EUSRV_SOR_TCP_STARTED, &e);
+}
+
+/*
  * A connection whose non-blocking set-up was going on when this process
  * last looked (PENDING CONNECTING): look again, as one thread at a time.
  * Established, it is mapped, takes the options set on the socket
@@ -75,6 +103,8 @@ unsigned int usor_settle(struct usor_conn *c, int fd)
 		p = USOR_PEND_CONNECTING;
 	else if (in.state == EUSRV_SOR_ST_TCP)
 		p = USOR_PEND_TCP;
+	if (p == USOR_PEND_TCP && usor_tcp_fd_still(c, c->tcp_fd))
+		tcp_connect(c, fd, c->tcp_fd);
 	else if (in.state == EUSRV_SOR_ST_CONNECTING ||
 		 usor_conn_map_rings(c, fd, &in) < 0)
 		p = USOR_PEND_CONNECTING;

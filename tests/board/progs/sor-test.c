@@ -40,6 +40,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/sendfile.h>
@@ -58,6 +60,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <linux/sockios.h>
 #include <uapi/eusrv/sor.h>
@@ -3146,6 +3151,65 @@ static void t_bgrefused(const char *host, const char *port, uint64_t n)
 	printf("ok %s: EINPROGRESS, then EPOLLERR and SO_ERROR ECONNREFUSED\n", mode);
 }
 
+#if defined(__x86_64__)
+#define SECCOMP_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__i386__)
+#define SECCOMP_ARCH	AUDIT_ARCH_I386
+#elif defined(__aarch64__)
+#define SECCOMP_ARCH	AUDIT_ARCH_AARCH64
+#elif defined(__arm__)
+#define SECCOMP_ARCH	AUDIT_ARCH_ARM
+#endif
+
+/* From now on this process's connect(2) fails with EPERM (a seccomp filter). */
+static void forbid_connect(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SECCOMP_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_connect, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {
+		.len = (unsigned short)(sizeof(f) / sizeof(f[0])), .filter = f,
+	};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		die("seccomp filter");
+}
+
+/*
+ * The program forbids itself connect(2) with a seccomp filter, then asks
+ * for a non-blocking connect() to a listener unknown to the driver: the
+ * set-up fails, and the TCP connect that takes over is the program's own,
+ * under its filter: EPOLLOUT, then SO_ERROR says EPERM, not 0.
+ */
+static void t_bgseccomp(const char *host, const char *port, uint64_t n)
+{
+	struct addrinfo *res = resolve(host, port);
+	int fd, so = -1;
+	socklen_t sl = sizeof(so);
+	uint32_t ev;
+
+	(void)n;
+	forbid_connect();
+	fd = nb_connect(res);
+	ev = epoll_once(fd, EPOLLOUT, 20000);
+	if (!(ev & EPOLLOUT))
+		fail("no EPOLLOUT within 20 s");
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) || so != EPERM)
+		fail(so ? "SO_ERROR: not EPERM" :
+			  "SO_ERROR 0: connected past the program's seccomp filter");
+	freeaddrinfo(res);
+	close(fd);
+	printf("ok %s: EINPROGRESS, then SO_ERROR EPERM: the TCP connect was the program's, under its filter\n",
+	       mode);
+}
+
 /* N non-blocking connect()s closed before the (late) server answers. */
 static void t_bgclose(const char *host, const char *port, uint64_t n)
 {
@@ -3271,6 +3335,7 @@ static const struct {
 	{ "sigconnect", t_sigconnect }, { "intrconnect", t_intrconnect },
 	{ "badaddr", t_badaddr }, { "bgconnect", t_bgconnect },
 	{ "bgfallback", t_bgfallback }, { "bgrefused", t_bgrefused },
+	{ "bgseccomp", t_bgseccomp },
 	{ "bgclose", t_bgclose }, { "sockopts", t_sockopts },
 	{ "emfile", t_emfile },
 };

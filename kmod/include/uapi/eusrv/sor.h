@@ -203,12 +203,13 @@ struct eusrv_sor_listen {
  * and set-up goes on in the background, as a TCP connect() that returned
  * EINPROGRESS: poll says POLLOUT once it is ESTABLISHED (the rings can
  * be mapped then).  If it fails, and ADDR (a struct sockaddr of ADDRLEN
- * bytes, the destination as connect() got it) was given, the driver
- * connects FD's socket there over TCP and the file turns into that
- * socket (state TCP): poll, read and write are the socket's, and
- * EUSRV_SOR_SOCKET gives a descriptor of it for the other socket calls.
- * ADDR must be an AF_INET or AF_INET6 address on PORT (else EINVAL).
- * Without ADDR a failure ends in RESET with the error (GET_ERROR).
+ * bytes, the destination as connect() got it) was given, the file turns
+ * into FD's socket (state TCP), still unconnected: user space connects
+ * it there itself (EUSRV_SOR_SOCKET gives a descriptor of it), then says
+ * so with EUSRV_SOR_TCP_STARTED; until then the file polls readable and
+ * writable, afterwards poll, read and write are the socket's.  ADDR must
+ * be an AF_INET or AF_INET6 address on PORT (else EINVAL).  Without ADDR
+ * a failure ends in RESET with the error (GET_ERROR).
  */
 struct eusrv_sor_connect {
 	__u32 node;
@@ -473,6 +474,13 @@ struct eusrv_sor_wait {
  * calls on it.  EINVAL for a server connection.
  */
 #define EUSRV_SOR_SOCKET	_IO(EUSRV_SOR_IOC_MAGIC, 0x29)
+/*
+ * TCP_STARTED: user space connect()ed the socket of a connection turned
+ * to TCP (see CONNECT); the argument is 0, or the errno that connect()
+ * failed with at once, which becomes the unconnected socket's pending
+ * error.  EINVAL if the connection did not turn to TCP.
+ */
+#define EUSRV_SOR_TCP_STARTED	_IOW(EUSRV_SOR_IOC_MAGIC, 0x2a, __s32)
 
 /*
  * The connection file also answers FIONREAD (bytes in the receive ring)
