@@ -229,6 +229,54 @@ static inline enum cdma_chain_end cdma_chain_reclaim(struct cdma_chain *c,
 	return CDMA_RECLAIM_EMPTY;
 }
 
+/* Message descriptor IDX: its destination node and message; false if it is none. */
+static inline bool cdma_chain_msg_of(const struct cdma_chain *c, u32 idx,
+				     unsigned int *node, u64 *msg)
+{
+	const struct eusrv_cdma_desc *d = &c->ring[cdma_slot_of(idx)];
+	u64 da = (u64)le32_to_cpu(d->da_msb) << 32 | le32_to_cpu(d->da);
+
+	if (da != EUSRV_MBOX_INBOX_GA(EUSRV_GA_NODE(da)) ||
+	    le32_to_cpu(d->ctrl) != sizeof(u64))
+		return false;
+	*node = EUSRV_GA_NODE(da);
+	*msg = le64_to_cpu(d->sw[0]);
+	return true;
+}
+
+/*
+ * The engine halted at descriptor GA (CURDESC) on a mailbox write of the
+ * oldest transfer (a slave error: the FIFO refused it), every descriptor
+ * before it complete: the index in the transfer of that first message not
+ * delivered, the messages from it to the transfer's end being the ones
+ * to send another way.  -1 if the halt is not that.
+ */
+static inline int cdma_chain_refused_msg(const struct cdma_chain *c, u64 ga)
+{
+	unsigned int node;
+	u32 n, i, j, st = 0;
+	u64 msg;
+
+	if (c->tail == c->head)
+		return -1;
+	n = c->slot[cdma_slot_of(c->tail)].nr;
+	if (!n || n > CDMA_XFER_MAX_DESC || n > cdma_chain_used(c))
+		return -1;
+	for (i = 0; i < n; i++) {
+		st = cdma_chain_status(c, c->tail + i);
+		if (cdma_desc_ga(c, c->tail + i) == ga)
+			break;
+		if (st != EUSRV_CDMA_ST_CMPLT)
+			return -1;
+	}
+	if (i == n || st != (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_SLVERR))
+		return -1;
+	for (j = i; j < n; j++)
+		if (!cdma_chain_msg_of(c, c->tail + j, &node, &msg))
+			return -1;
+	return (int)i;
+}
+
 /*
  * Take the oldest transfer off the ring whatever its state (it failed, or
  * the engine is going away): its callback and context in *S.  False if

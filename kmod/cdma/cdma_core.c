@@ -70,6 +70,7 @@ enum cdma_counter {
 	CDMA_RESETS,
 	CDMA_RING_WAITS,
 	CDMA_IRQS,
+	CDMA_RESENT,
 	CDMA_NR_COUNTERS
 };
 
@@ -162,6 +163,9 @@ static void cdma_hw_start(struct cdma_dev *cd)
 	struct cdma_chain *c = &cd->chain;
 
 	writel(CDMA_CR_RUN, cd->regs + EUSRV_CDMA_CR);
+	/* The virtual board's: a full FIFO refuses at once (cdma_resend_refused). */
+	if (cd->kick)
+		writel(EUSRV_CDMA_MSG_NOWAIT, cd->regs + EUSRV_CDMA_MSG_CTRL);
 	cdma_kick(cd);
 	cdma_write_ptr(cd, EUSRV_CDMA_CURDESC, cdma_desc_ga(c, c->tail));
 	if (c->head != c->tail) {
@@ -223,6 +227,42 @@ static unsigned int cdma_queued(const struct cdma_chain *c)
 	return n;
 }
 
+/*
+ * The engine halted on a mailbox write the destination refused (its FIFO
+ * full, MSG_CTRL.NOWAIT; or its mailbox disabled), at the oldest
+ * transfer's first message: the transfer's data has landed (its data
+ * descriptors come first, and completed).  Its messages from there go by
+ * the mailbox instead, which keeps a full FIFO's messages until it has
+ * room, and the transfer is done; one engine stays no longer behind one
+ * busy node than a reset takes.  False (the transfer fails, as on any
+ * error) if that is not the halt, or a message cannot be queued.  Lock
+ * held.
+ */
+static bool cdma_resend_refused(struct cdma_dev *cd, u32 sr)
+{
+	struct cdma_chain *c = &cd->chain;
+	struct cdma_slot done;
+	unsigned int node;
+	int i, n;
+	u64 msg;
+
+	if ((sr & EUSRV_CDMA_SR_ERR_ALL) != EUSRV_CDMA_SR_DMA_SLV_ERR)
+		return false;
+	i = cdma_chain_refused_msg(c, cd->last_err_desc);
+	if (i < 0)
+		return false;
+	n = c->slot[cdma_slot_of(c->tail)].nr;
+	for (; i < n; i++) {
+		if (!cdma_chain_msg_of(c, c->tail + i, &node, &msg) ||
+		    eusrv_mbox_send(node, msg))
+			return false;
+		cdma_count(cd, CDMA_RESENT, 1);
+	}
+	cdma_chain_pop(c, &done);
+	cdma_count(cd, CDMA_COMPLETED, 1);
+	return true;
+}
+
 static void cdma_err_work(struct work_struct *work)
 {
 	struct cdma_dev *cd = container_of(work, struct cdma_dev, err_work);
@@ -240,7 +280,10 @@ static void cdma_err_work(struct work_struct *work)
 	cd->last_err_sr = sr;
 	cd->last_err_desc = cdma_read_ptr(cd, EUSRV_CDMA_CURDESC);
 	/* The engine works in order: the error is the oldest transfer's. */
-	if (r != CDMA_RECLAIM_EMPTY && cdma_chain_pop(&cd->chain, &cd->fail[0])) {
+	if (r != CDMA_RECLAIM_EMPTY && cdma_resend_refused(cd, sr)) {
+		dev_dbg_ratelimited(cd->dev, "a mailbox write refused: sent by the mailbox, restarting\n");
+	} else if (r != CDMA_RECLAIM_EMPTY &&
+		   cdma_chain_pop(&cd->chain, &cd->fail[0])) {
 		if (cd->fail[0].failed)
 			atomic_inc(&cdma_cb_pending);
 		nfail = 1;
@@ -438,6 +481,7 @@ int eusrv_cdma_get_stats(struct eusrv_cdma_stats *st)
 		st->hw_msgs = readl(cd->regs + EUSRV_CDMA_MSG_CNT);
 		st->hw_errors = readl(cd->regs + EUSRV_CDMA_ERR_CNT);
 		st->hw_waits = readl(cd->regs + EUSRV_CDMA_WAIT_CNT);
+		st->hw_refused = readl(cd->regs + EUSRV_CDMA_REFUSED_CNT);
 		st->hw_bad_cnt = readl(cd->regs + EUSRV_CDMA_BAD_CNT);
 		st->hw_bad_last = readl(cd->regs + EUSRV_CDMA_BAD_LAST);
 	}
@@ -451,6 +495,7 @@ int eusrv_cdma_get_stats(struct eusrv_cdma_stats *st)
 	st->resets = atomic64_read(&cd->cnt[CDMA_RESETS]);
 	st->ring_waits = atomic64_read(&cd->cnt[CDMA_RING_WAITS]);
 	st->irqs = atomic64_read(&cd->cnt[CDMA_IRQS]);
+	st->resent = atomic64_read(&cd->cnt[CDMA_RESENT]);
 	mutex_unlock(&cdma_lock);
 	return 0;
 }

@@ -292,6 +292,43 @@ static void chain_test_reclaim_error(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cdma_chain_reclaim(c, NULL), CDMA_RECLAIM_EMPTY);
 }
 
+/*
+ * A halt on a refused mailbox write (DMASlvErr at CURDESC): the oldest
+ * transfer's messages from the refused one on, and only then.
+ */
+static void chain_test_refused_msg(struct kunit *test)
+{
+	struct cdma_chain *c = chain_new(test);
+	struct eusrv_cdma_xfer a = xfer(2, 2);
+	const u32 ok = EUSRV_CDMA_ST_CMPLT, slv = ok | EUSRV_CDMA_ST_SLVERR;
+	unsigned int node;
+	u32 t0 = c->tail;
+	u64 msg;
+
+	cdma_chain_fill(c, &a, 4);
+	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, t0 + 2)), -1);
+	engine_done(c, t0, t0 + 2, ok);
+	engine_done(c, t0 + 2, t0 + 3, slv);
+	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, t0 + 2)), 2);
+	KUNIT_ASSERT_TRUE(test, cdma_chain_msg_of(c, t0 + 2, &node, &msg));
+	KUNIT_EXPECT_EQ(test, node, 1U);
+	KUNIT_EXPECT_EQ(test, msg, a.msg[0].msg);
+	KUNIT_ASSERT_TRUE(test, cdma_chain_msg_of(c, t0 + 3, &node, &msg));
+	KUNIT_EXPECT_EQ(test, node, NODE);
+	KUNIT_EXPECT_EQ(test, msg, a.msg[1].msg);
+	KUNIT_EXPECT_FALSE(test, cdma_chain_msg_of(c, t0, &node, &msg));
+	/* CURDESC elsewhere, a data descriptor refused, data not complete. */
+	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, t0 + 3)), -1);
+	engine_done(c, t0 + 1, t0 + 2, slv);
+	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, t0 + 1)), -1);
+	engine_done(c, t0 + 1, t0 + 2, 0);
+	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, t0 + 2)), -1);
+	/* Another error kind at the message: not a refusal. */
+	engine_done(c, t0 + 1, t0 + 2, ok);
+	engine_done(c, t0 + 2, t0 + 3, ok | EUSRV_CDMA_ST_DECERR);
+	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, t0 + 2)), -1);
+}
+
 /* Broken bookkeeping (a corrupted slot count) never walks off the ring. */
 static void chain_test_bad_bookkeeping(struct kunit *test)
 {
@@ -384,6 +421,7 @@ static struct kunit_case chain_test_cases[] = {
 	KUNIT_CASE(chain_test_wrap_and_full),
 	KUNIT_CASE(chain_test_reclaim_partial),
 	KUNIT_CASE(chain_test_reclaim_error),
+	KUNIT_CASE(chain_test_refused_msg),
 	KUNIT_CASE(chain_test_bad_bookkeeping),
 	KUNIT_CASE(chain_test_alignment),
 	KUNIT_CASE(chain_test_puts),

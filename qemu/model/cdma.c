@@ -53,6 +53,7 @@ static uint64_t vb_cdma_reg_addr(struct vb_cdma *c, uint32_t off)
 static void vb_cdma_counters(struct vb_cdma *c)
 {
 	wr32(c->page, EUSRV_CDMA_WAIT_CNT, c->wait_cnt);
+	wr32(c->page, EUSRV_CDMA_REFUSED_CNT, c->refused_cnt);
 	wr32(c->page, EUSRV_CDMA_DESC_CNT, c->desc_cnt);
 	wr64(c->page, EUSRV_CDMA_BYTES, c->bytes);
 	wr32(c->page, EUSRV_CDMA_MSG_CNT, c->msg_cnt);
@@ -201,6 +202,7 @@ void vb_cdma_attach(struct vb_cdma *c)
 	c->simple_seq = 0;
 	c->bad_cnt = c->bad_last = 0;
 	c->wait_cnt = c->desc_cnt = c->msg_cnt = c->err_cnt = 0;
+	c->refused_cnt = 0;
 	c->bytes = 0;
 	c->up = true;
 	vb_cdma_publish(c);
@@ -361,7 +363,15 @@ static uint32_t vb_cdma_mailbox_write(struct vb_cdma *c)
 	if (!src)
 		return EUSRV_CDMA_SR_DMA_DEC_ERR;
 	memcpy(&msg, src, sizeof(msg));
-	st = vb_mbox_dma_store(c->mbox, &c->wait, c->cur_da, le64toh(msg));
+	if (!c->simple && (rd32(c->page, EUSRV_CDMA_MSG_CTRL) & EUSRV_CDMA_MSG_NOWAIT)) {
+		st = vb_mbox_dma_try(c->mbox, c->cur_da, le64toh(msg));
+		if (st == EUSRV_MBOX_ST_BUSY) {
+			c->refused_cnt++;
+			return EUSRV_CDMA_SR_DMA_SLV_ERR;
+		}
+	} else {
+		st = vb_mbox_dma_store(c->mbox, &c->wait, c->cur_da, le64toh(msg));
+	}
 	switch (st) {
 	case MBOX_STORE_WAIT:
 		if (!c->waited) {

@@ -68,6 +68,7 @@ struct vb_cdma {
 
 	/* Virtual-board registers, the model's own copy. */
 	uint32_t bad_cnt, bad_last, wait_cnt, desc_cnt, msg_cnt, err_cnt;
+	uint32_t refused_cnt;
 	uint64_t bytes;
 	bool bad_cr, bad_tail;
 	uint32_t bad_cr_val, bad_tail_val;

@@ -136,5 +136,10 @@ uint32_t vb_mbox_dma_store(struct vb_mbox *src, struct vb_mbox_dma_wait *w,
 			   uint64_t addr, uint64_t msg);
 /* Forget a waiting write (engine reset, node gone). */
 void vb_mbox_dma_cancel(struct vb_mbox *src, struct vb_mbox_dma_wait *w);
+/*
+ * A DMA engine's write of MSG to ADDR that never waits: delivered, or
+ * EUSRV_MBOX_ST_BUSY if the FIFO is full, or DECERR / DISABLED.
+ */
+uint32_t vb_mbox_dma_try(struct vb_mbox *src, uint64_t addr, uint64_t msg);
 
 #endif /* EUSRV_MODEL_MAILBOX_H */

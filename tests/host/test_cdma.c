@@ -530,6 +530,43 @@ static void test_mailbox(void)
 	drv_wr32(mpage(1), EUSRV_MBOX_CTRL, ON);
 }
 
+/* MSG_CTRL.NOWAIT: a write to a full FIFO is a slave error at once, no wait. */
+static void test_mailbox_nowait(void)
+{
+	struct eusrv_mbox_fifo_entry e[EUSRV_MBOX_FIFO_DEPTH + 4];
+	uint64_t m = eusrv_msg_make(0xc, 6, 0x4321);
+	unsigned int got;
+
+	fresh_board();
+	sg_start(0, CR_RUN, 0);
+	cwr(0, EUSRV_CDMA_MSG_CTRL, EUSRV_CDMA_MSG_NOWAIT);
+	pattern(ramp(0, BUF0), 512, 7);
+	fill(0, 0, EUSRV_GA(0, BUF0), EUSRV_GA(1, BUF0), 512);
+	fill_msg(0, 1, 1, m);
+	set_tail(0, dga(0, 1));
+	settle();
+	ok(dstatus(0, 1) == EUSRV_CDMA_ST_CMPLT && creg(0, EUSRV_CDMA_REFUSED_CNT) == 0,
+	   "nowait: a FIFO with room takes the message as usual");
+	drain_fifo(1, e, EUSRV_MBOX_FIFO_DEPTH + 4);
+	fill_fifo(1);
+	fill(0, 2, EUSRV_GA(0, BUF0), EUSRV_GA(1, BUF0), 512);
+	fill_msg(0, 3, 1, m + 1);
+	fill_msg(0, 4, 0, m + 2);
+	set_tail(0, dga(0, 4));
+	settle();
+	ok(dstatus(0, 2) == EUSRV_CDMA_ST_CMPLT &&
+	   dstatus(0, 3) == (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_SLVERR) &&
+	   dstatus(0, 4) == 0 && curdesc(0) == dga(0, 3) &&
+	   (sr(0) & EUSRV_CDMA_SR_DMA_SLV_ERR),
+	   "nowait: full FIFO, the data lands, the message is DMASlvErr at once, CURDESC names it");
+	ok(creg(0, EUSRV_CDMA_REFUSED_CNT) == 1 && creg(0, EUSRV_CDMA_WAIT_CNT) == 0 &&
+	   drv_rd32(mpage(1), EUSRV_MBOX_RX_STALLED) == 0,
+	   "nowait: REFUSED_CNT 1, no wait, the destination holds nothing for it");
+	got = drain_fifo(1, e, EUSRV_MBOX_FIFO_DEPTH + 4);
+	ok(got == EUSRV_MBOX_FIFO_DEPTH && e[got - 1].msg != m + 1,
+	   "nowait: the refused message was not delivered");
+}
+
 struct err_case {
 	const char *what;
 	uint64_t sa, da;
@@ -818,6 +855,7 @@ int main(void)
 	test_coalesce();
 	test_large();
 	test_mailbox();
+	test_mailbox_nowait();
 	test_errors();
 	test_simple();
 	test_bad();

@@ -142,6 +142,7 @@ static int cmd_stats(int fd)
 	       "hw_waits=%u\nhw_bad_cnt=%u\nhw_bad_last=%u\n", (uint64_t)s.hw_bytes,
 	       s.hw_descs, s.hw_msgs, s.hw_errors, s.hw_waits, s.hw_bad_cnt,
 	       s.hw_bad_last);
+	printf("hw_refused=%u\n", s.hw_refused);
 	printf("last_err_sr=%#x\nlast_err_desc=%#" PRIx64 "\n", s.last_err_sr,
 	       (uint64_t)s.last_err_desc);
 	printf("xfers=%" PRIu64 "\ncompleted=%" PRIu64 "\nfailed=%" PRIu64
@@ -150,6 +151,7 @@ static int cmd_stats(int fd)
 	       (uint64_t)s.xfers, (uint64_t)s.completed, (uint64_t)s.failed,
 	       (uint64_t)s.cancelled, (uint64_t)s.restarted, (uint64_t)s.resets,
 	       (uint64_t)s.ring_waits, (uint64_t)s.irqs);
+	printf("resent=%" PRIu64 "\n", (uint64_t)s.resent);
 	for (i = 0; i < EUSRV_CDMA_DIAG_MAX_NODES; i++)
 		if (s.rx_good[i] || s.rx_bad[i])
 			printf("rx src=%u good=%" PRIu64 " bad=%" PRIu64 "\n", i,

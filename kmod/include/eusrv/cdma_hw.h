@@ -119,6 +119,17 @@
 #define EUSRV_CDMA_MSG_CNT		0x828	/* model: mailbox messages written */
 #define EUSRV_CDMA_ERR_CNT		0x82c	/* model: errors that halted the engine */
 #define EUSRV_CDMA_ID			0x830	/* model: EUSRV_CDMA_ID_VALUE */
+#define EUSRV_CDMA_MSG_CTRL		0x834	/* node: EUSRV_CDMA_MSG_* */
+#define EUSRV_CDMA_REFUSED_CNT		0x838	/* model: mailbox writes refused at once */
+
+/*
+ * MSG_CTRL.NOWAIT, beyond D4.2 (as the mailbox's NOWAIT stores): a mailbox
+ * write that meets a full FIFO is refused at once, as a slave error
+ * (DMASlvErr, the engine halts at that descriptor: PG034), instead of
+ * waiting up to EUSRV_MBOX_STORE_TIMEOUT_MS with every later transfer of
+ * the engine behind it.  Software then sends the message another way.
+ */
+#define EUSRV_CDMA_MSG_NOWAIT		_BITUL(0)
 
 #define EUSRV_CDMA_ID_VALUE		0x43440001U	/* "CD", version 1 */
 

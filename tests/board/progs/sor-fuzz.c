@@ -469,7 +469,7 @@ static long ioctl_any(int fd)
 		EUSRV_SOR_NOTE, EUSRV_SOR_LIST, EUSRV_SOR_STATS, EUSRV_SOR_INFO,
 		EUSRV_SOR_PUSH, EUSRV_SOR_WAIT, EUSRV_SOR_SHUTDOWN, EUSRV_SOR_GET_ERROR,
 		EUSRV_SOR_LOCK_WAIT, EUSRV_SOR_LOCK_WAKE, EUSRV_SOR_CREDIT,
-		EUSRV_SOR_LINGER, EUSRV_SOR_SOCKET,
+		EUSRV_SOR_LINGER, EUSRV_SOR_SOCKET, EUSRV_SOR_TCP_STARTED,
 	};
 	unsigned long cmd;
 	unsigned char *p = S.scratch + below(SCRATCH - 256);
@@ -512,7 +512,7 @@ static long c_simple(int slot, int fd)
 		{ TIOCOUTQ, "tiocoutq", 0 }, { EUSRV_SOR_SHUTDOWN, "shutdown", 3 },
 		{ EUSRV_SOR_LINGER, "linger", 2 }, { EUSRV_SOR_LOCK_WAIT, "lock_wait", 2 },
 		{ EUSRV_SOR_LOCK_WAKE, "lock_wake", 2 }, { EUSRV_SOR_INFO, "info", 0 },
-		{ EUSRV_SOR_SOCKET, "socket", 0 },
+		{ EUSRV_SOR_SOCKET, "socket", 0 }, { EUSRV_SOR_TCP_STARTED, "tcp_started", 4096 },
 	};
 	union { uint32_t v; struct eusrv_sor_info in; } u = { .v = 0 };
 	unsigned int i = below(N_OF(c));

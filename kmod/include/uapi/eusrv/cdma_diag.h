@@ -72,6 +72,8 @@ struct eusrv_cdma_stats {
 	__u32 hw_waits;		/* mailbox writes that met a full FIFO */
 	__u32 hw_bad_cnt;
 	__u32 hw_bad_last;
+	__u32 hw_refused;	/* mailbox writes refused at once (full FIFO) */
+	__u32 reserved;
 	__u32 sr;		/* CDMASR now */
 	__u32 last_err_sr;	/* CDMASR at the last error */
 	__u64 last_err_desc;	/* CURDESC at the last error */
@@ -84,6 +86,7 @@ struct eusrv_cdma_stats {
 	__u64 resets;		/* engine resets after an error */
 	__u64 ring_waits;	/* submissions that waited for descriptors */
 	__u64 irqs;
+	__u64 resent;		/* messages of refused writes sent by the mailbox */
 	/* The diagnostics' receiver: copies checked, per source node. */
 	__u64 rx_good[EUSRV_CDMA_DIAG_MAX_NODES];
 	__u64 rx_bad[EUSRV_CDMA_DIAG_MAX_NODES];
