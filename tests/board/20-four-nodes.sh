@@ -10,6 +10,7 @@ board_suite_begin
 N=4
 COUNT=5000
 SVC=5720		# sor-test's echo service on node1
+LATE=5721		# and on node3, for the engine's refused message
 FROZEN_SECS=20		# node3 frozen this long: well past the 2.5 s keepalive
 echo_dir=/tmp/four-echo
 build_prog sor-test -lpthread
@@ -129,6 +130,43 @@ echo_rounds node0 $echo_dir \
 	"node3 frozen: node0's echo client checked its bytes with no error"
 on node3 "touch $echo_dir/stop" >/dev/null 2>&1
 on node1 'kill -- -$(cat /tmp/four-svc.pid)' >/dev/null 2>&1
+
+# Nor does a busy one hold up a node's engine: node3 stops draining its
+# FIFO for 1.5 s (less than the keepalive's 2.5 s) and node0 fills it;
+# node1 then writes on a connection whose reader on node3 waits, so the
+# engine's message that the data arrived is refused at once (DMASlvErr,
+# MSG_CTRL.NOWAIT) instead of stalling every transfer behind it for
+# 500 ms and failing; the driver sends it by the mailbox, which keeps it
+# until node3 drains: the echo comes back, no transfer failed.
+on node3 "setsid sh -c 'echo \$\$ >/tmp/late-svc.pid; exec eusrv-run $sortest serve $LATE' \
+	>/tmp/late-svc.log 2>&1 </dev/null &" >/dev/null
+listening node3 $LATE
+on node1 eusrv-cdma reset >/dev/null 2>&1
+on node1 "rm -f /tmp/sor-test-late-go; eusrv-run $sortest late node3 $LATE" >"$BUILD/late.out" 2>&1 &
+lpid=$!
+# Paused before node3 set its side up, the set-up itself would time out.
+on node3 "for i in \$(seq 50); do
+	eusrvctl conns | grep -q '^rdma .*:$LATE .*state=ESTABLISHED' && exit 0
+	sleep 0.1
+done; exit 1" >/dev/null 2>&1 || diag "node3: the connection is not established after 5 s"
+on node3 eusrv-mbox pause 1500 >/dev/null
+on node0 eusrv-mbox flood 3 -c 80 >"$BUILD/late.flood" 2>&1 &
+fpid=$!
+sleep 0.3
+on node1 touch /tmp/sor-test-late-go
+wait $lpid
+lrc=$?
+wait $fpid
+diag "$(cat "$BUILD/late.out")"
+cstats=$(on node1 eusrv-cdma stats)
+diag "node1's engine: $(printf '%s\n' "$cstats" | grep -E '^(hw_refused|resent|failed|resets|hw_waits)=' | tr '\n' ' ')"
+if [ $lrc -eq 0 ] && [ "$(kv hw_refused "$cstats")" -ge 1 ] &&
+	[ "$(kv resent "$cstats")" -ge 1 ] && [ "$(kv failed "$cstats")" = 0 ]; then
+	ok "node3's FIFO full: node1's engine message refused at once, sent by the mailbox, echo back"
+else
+	not_ok "node3's FIFO full: node1's engine message refused at once, sent by the mailbox, echo back # rc=$lrc"
+fi
+on node3 'kill -- -$(cat /tmp/late-svc.pid)' >/dev/null 2>&1
 
 check "board stop" board stop
 tap_done

@@ -2952,6 +2952,32 @@ static void echo_bytes(int fd, size_t n)
 		fail("no echo, or a different one");
 }
 
+#define LATE_GO		"/tmp/sor-test-late-go"
+
+static double ms_since(const struct timespec *t0);
+
+/*
+ * Connect, wait until the file LATE_GO exists, then one echo of 4 KiB:
+ * suite 20 makes the server's node stop draining its mailbox first, so
+ * that the engine's message telling it the data arrived meets a full FIFO.
+ */
+static void t_late(const char *host, const char *port, uint64_t n)
+{
+	int fd = dial(host, port, 0, false);
+	struct timespec t0;
+
+	(void)n;
+	if (!is_rdma(fd))
+		fail("the connection went over TCP, not RDMA");
+	alarm(60);
+	while (access(LATE_GO, F_OK))
+		usleep(10000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	echo_bytes(fd, 4096);
+	close(fd);
+	printf("ok %s: 4096 bytes echoed over RDMA in %.0f ms\n", mode, ms_since(&t0));
+}
+
 /* SA_RESTART: connect() goes on through the signal, over RDMA. */
 static void t_sigconnect(const char *host, const char *port, uint64_t n)
 {
@@ -3340,7 +3366,7 @@ static const struct {
 	{ "sigconnect", t_sigconnect }, { "intrconnect", t_intrconnect },
 	{ "badaddr", t_badaddr }, { "bgconnect", t_bgconnect },
 	{ "bgfallback", t_bgfallback }, { "bgrefused", t_bgrefused },
-	{ "bgseccomp", t_bgseccomp },
+	{ "bgseccomp", t_bgseccomp }, { "late", t_late },
 	{ "bgclose", t_bgclose }, { "sockopts", t_sockopts },
 	{ "emfile", t_emfile },
 };
