@@ -58,6 +58,14 @@
 #define CDMA_RESET_TIMEOUT_US	2000000U
 /* Sleepers look again this often, in case an interrupt was lost. */
 #define CDMA_WAIT_SLICE		msecs_to_jiffies(20)
+/*
+ * How long a mailbox write of the engine may wait on a full FIFO before it
+ * is refused (MSG_CTRL): longer than a busy node takes to drain, far
+ * shorter than the 500 ms a stalled one would hold every transfer.
+ */
+#define CDMA_MSG_MAXWAIT_MS	10U
+/* How long a refused write's message may wait for the mailbox's queue. */
+#define CDMA_RESEND_TIMEOUT_MS	1000U
 /* How long unbinding lets queued transfers finish. */
 #define CDMA_DRAIN_MS		2000U
 
@@ -165,7 +173,9 @@ static void cdma_hw_start(struct cdma_dev *cd)
 	writel(CDMA_CR_RUN, cd->regs + EUSRV_CDMA_CR);
 	/* The virtual board's: a full FIFO refuses at once (cdma_resend_refused). */
 	if (cd->kick)
-		writel(EUSRV_CDMA_MSG_NOWAIT, cd->regs + EUSRV_CDMA_MSG_CTRL);
+		writel(EUSRV_CDMA_MSG_NOWAIT |
+		       CDMA_MSG_MAXWAIT_MS << EUSRV_CDMA_MSG_MAXWAIT_SHIFT,
+		       cd->regs + EUSRV_CDMA_MSG_CTRL);
 	cdma_kick(cd);
 	cdma_write_ptr(cd, EUSRV_CDMA_CURDESC, cdma_desc_ga(c, c->tail));
 	if (c->head != c->tail) {
@@ -229,7 +239,7 @@ static unsigned int cdma_queued(const struct cdma_chain *c)
 
 /*
  * The engine halted on a mailbox write the destination refused (its FIFO
- * full, MSG_CTRL.NOWAIT; or its mailbox disabled), at the oldest
+ * full for CDMA_MSG_MAXWAIT_MS; or its mailbox disabled), at the oldest
  * transfer's first message: the transfer's data has landed (its data
  * descriptors come first, and completed).  Its messages from there go by
  * the mailbox instead, which keeps a full FIFO's messages until it has
@@ -254,7 +264,8 @@ static bool cdma_resend_refused(struct cdma_dev *cd, u32 sr)
 	n = c->slot[cdma_slot_of(c->tail)].nr;
 	for (; i < n; i++) {
 		if (!cdma_chain_msg_of(c, c->tail + i, &node, &msg) ||
-		    eusrv_mbox_send(node, msg))
+		    eusrv_mbox_send_wait(node, msg,
+					 msecs_to_jiffies(CDMA_RESEND_TIMEOUT_MS)))
 			return false;
 		cdma_count(cd, CDMA_RESENT, 1);
 	}

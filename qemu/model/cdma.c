@@ -354,8 +354,8 @@ static bool vb_cdma_is_inbox(uint64_t ga)
 static uint32_t vb_cdma_mailbox_write(struct vb_cdma *c)
 {
 	const uint8_t *src;
+	uint32_t st, ctrl;
 	uint64_t msg;
-	uint32_t st;
 
 	if (c->cur_len != MSG_SIZE)
 		return EUSRV_CDMA_SR_DMA_DEC_ERR;
@@ -363,15 +363,12 @@ static uint32_t vb_cdma_mailbox_write(struct vb_cdma *c)
 	if (!src)
 		return EUSRV_CDMA_SR_DMA_DEC_ERR;
 	memcpy(&msg, src, sizeof(msg));
-	if (!c->simple && (rd32(c->page, EUSRV_CDMA_MSG_CTRL) & EUSRV_CDMA_MSG_NOWAIT)) {
-		st = vb_mbox_dma_try(c->mbox, c->cur_da, le64toh(msg));
-		if (st == EUSRV_MBOX_ST_BUSY) {
-			c->refused_cnt++;
-			return EUSRV_CDMA_SR_DMA_SLV_ERR;
-		}
-	} else {
-		st = vb_mbox_dma_store(c->mbox, &c->wait, c->cur_da, le64toh(msg));
-	}
+	ctrl = c->simple ? 0 : rd32(c->page, EUSRV_CDMA_MSG_CTRL);
+	st = vb_mbox_dma_store(c->mbox, &c->wait, c->cur_da, le64toh(msg),
+			       ctrl & EUSRV_CDMA_MSG_NOWAIT ? EUSRV_CDMA_MSG_MAXWAIT_MS(ctrl) :
+			       EUSRV_MBOX_STORE_TIMEOUT_MS);
+	if (st == EUSRV_MBOX_ST_FULL && (ctrl & EUSRV_CDMA_MSG_NOWAIT))
+		c->refused_cnt++;
 	switch (st) {
 	case MBOX_STORE_WAIT:
 		if (!c->waited) {

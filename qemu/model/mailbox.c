@@ -532,22 +532,8 @@ void vb_mbox_dma_cancel(struct vb_mbox *src, struct vb_mbox_dma_wait *w)
 	vb_mbox_waiter_gone(d, &d->dma_waiters, src->node);
 }
 
-uint32_t vb_mbox_dma_try(struct vb_mbox *s, uint64_t addr, uint64_t msg)
-{
-	struct vb_mbox *d = vb_mbox_inbox_target(s, addr);
-
-	if (!d)
-		return EUSRV_MBOX_ST_DECERR;
-	if (!(vb_mbox_ctrl(d) & EUSRV_MBOX_CTRL_EN))
-		return EUSRV_MBOX_ST_DISABLED;
-	if (!vb_mbox_fifo_space(d))
-		return EUSRV_MBOX_ST_BUSY;
-	vb_mbox_deliver(d, s->node, msg);
-	return EUSRV_MBOX_ST_OK;
-}
-
 uint32_t vb_mbox_dma_store(struct vb_mbox *s, struct vb_mbox_dma_wait *w,
-			   uint64_t addr, uint64_t msg)
+			   uint64_t addr, uint64_t msg, uint32_t timeout_ms)
 {
 	struct vb_mbox *d = vb_mbox_inbox_target(s, addr);
 
@@ -559,11 +545,15 @@ uint32_t vb_mbox_dma_store(struct vb_mbox *s, struct vb_mbox_dma_wait *w,
 		vb_mbox_dma_cancel(s, w);
 		return EUSRV_MBOX_ST_DISABLED;
 	}
+	if (!timeout_ms && !vb_mbox_fifo_space(d)) {
+		vb_mbox_dma_cancel(s, w);
+		return EUSRV_MBOX_ST_FULL;
+	}
 	if (vb_mbox_fifo_full(d)) {
 		if (!w->dest) {
 			vb_mbox_full_event(d);
 			w->dest = d;
-			w->deadline_ms = vb_mbox_now_ms(s) + EUSRV_MBOX_STORE_TIMEOUT_MS;
+			w->deadline_ms = vb_mbox_now_ms(s) + timeout_ms;
 		} else if (vb_mbox_now_ms(s) >= w->deadline_ms) {
 			vb_mbox_dma_cancel(s, w);
 			return EUSRV_MBOX_ST_FULL;

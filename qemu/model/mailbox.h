@@ -129,17 +129,13 @@ struct vb_mbox_dma_wait {
 /*
  * Write MSG to global address ADDR on behalf of node SRC's DMA engine
  * (SRC = that node's mailbox).  Returns EUSRV_MBOX_ST_OK, _DECERR,
- * _DISABLED, _FULL (waited EUSRV_MBOX_STORE_TIMEOUT_MS) or
+ * _DISABLED, _FULL (the FIFO stayed full TIMEOUT_MS; 0: it was full) or
  * MBOX_STORE_WAIT (W->deadline_ms says until when at most).
  */
 uint32_t vb_mbox_dma_store(struct vb_mbox *src, struct vb_mbox_dma_wait *w,
-			   uint64_t addr, uint64_t msg);
+			   uint64_t addr, uint64_t msg, uint32_t timeout_ms);
 /* Forget a waiting write (engine reset, node gone). */
 void vb_mbox_dma_cancel(struct vb_mbox *src, struct vb_mbox_dma_wait *w);
-/*
- * A DMA engine's write of MSG to ADDR that never waits: delivered, or
- * EUSRV_MBOX_ST_BUSY if the FIFO is full, or DECERR / DISABLED.
- */
-uint32_t vb_mbox_dma_try(struct vb_mbox *src, uint64_t addr, uint64_t msg);
+
 
 #endif /* EUSRV_MODEL_MAILBOX_H */

@@ -134,9 +134,9 @@ on node1 'kill -- -$(cat /tmp/four-svc.pid)' >/dev/null 2>&1
 # Nor does a busy one hold up a node's engine: node3 stops draining its
 # FIFO for 1.5 s (less than the keepalive's 2.5 s) and node0 fills it;
 # node1 then writes on a connection whose reader on node3 waits, so the
-# engine's message that the data arrived is refused at once (DMASlvErr,
-# MSG_CTRL.NOWAIT) instead of stalling every transfer behind it for
-# 500 ms and failing; the driver sends it by the mailbox, which keeps it
+# engine's message that the data arrived is refused after 10 ms
+# (DMASlvErr, MSG_CTRL.NOWAIT) instead of stalling every transfer behind
+# it for 500 ms and failing; the driver sends it by the mailbox, which keeps it
 # until node3 drains: the echo comes back, no transfer failed.
 on node3 "setsid sh -c 'echo \$\$ >/tmp/late-svc.pid; exec eusrv-run $sortest serve $LATE' \
 	>/tmp/late-svc.log 2>&1 </dev/null &" >/dev/null
@@ -162,9 +162,9 @@ cstats=$(on node1 eusrv-cdma stats)
 diag "node1's engine: $(printf '%s\n' "$cstats" | grep -E '^(hw_refused|resent|failed|resets|hw_waits)=' | tr '\n' ' ')"
 if [ $lrc -eq 0 ] && [ "$(kv hw_refused "$cstats")" -ge 1 ] &&
 	[ "$(kv resent "$cstats")" -ge 1 ] && [ "$(kv failed "$cstats")" = 0 ]; then
-	ok "node3's FIFO full: node1's engine message refused at once, sent by the mailbox, echo back"
+	ok "node3's FIFO full: node1's engine message refused within 10 ms, sent by the mailbox, echo back"
 else
-	not_ok "node3's FIFO full: node1's engine message refused at once, sent by the mailbox, echo back # rc=$lrc"
+	not_ok "node3's FIFO full: node1's engine message refused within 10 ms, sent by the mailbox, echo back # rc=$lrc"
 fi
 on node3 'kill -- -$(cat /tmp/late-svc.pid)' >/dev/null 2>&1
 

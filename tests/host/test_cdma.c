@@ -565,6 +565,25 @@ static void test_mailbox_nowait(void)
 	got = drain_fifo(1, e, EUSRV_MBOX_FIFO_DEPTH + 4);
 	ok(got == EUSRV_MBOX_FIFO_DEPTH && e[got - 1].msg != m + 1,
 	   "nowait: the refused message was not delivered");
+
+	/* MAXWAIT 3 ms: it waits that long, then it is refused. */
+	fresh_board();
+	sg_start(0, CR_RUN, 0);
+	cwr(0, EUSRV_CDMA_MSG_CTRL, EUSRV_CDMA_MSG_NOWAIT | 3U << EUSRV_CDMA_MSG_MAXWAIT_SHIFT);
+	fill_fifo(1);
+	fill_msg(0, 0, 1, m);
+	set_tail(0, dga(0, 0));
+	settle();
+	advance_us(2000);
+	settle();
+	ok(dstatus(0, 0) == 0 && creg(0, EUSRV_CDMA_WAIT_CNT) == 1,
+	   "maxwait 3 ms: still waiting after 2 ms");
+	advance_us(1000);
+	settle();
+	ok(dstatus(0, 0) == (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_SLVERR) &&
+	   creg(0, EUSRV_CDMA_REFUSED_CNT) == 1 &&
+	   drv_rd32(mpage(1), EUSRV_MBOX_RX_STALLED) == 0,
+	   "maxwait 3 ms: refused (DMASlvErr) at 3 ms, the destination released");
 }
 
 struct err_case {

@@ -124,12 +124,15 @@
 
 /*
  * MSG_CTRL.NOWAIT, beyond D4.2 (as the mailbox's NOWAIT stores): a mailbox
- * write that meets a full FIFO is refused at once, as a slave error
- * (DMASlvErr, the engine halts at that descriptor: PG034), instead of
- * waiting up to EUSRV_MBOX_STORE_TIMEOUT_MS with every later transfer of
- * the engine behind it.  Software then sends the message another way.
+ * write that finds a FIFO full waits at most MAXWAIT milliseconds (bits
+ * 15:8; 0: not at all), not EUSRV_MBOX_STORE_TIMEOUT_MS with every later
+ * transfer of the engine behind it, and is then refused as a slave error
+ * (DMASlvErr, the engine halts at that descriptor: PG034).  Software then
+ * sends the message another way.
  */
 #define EUSRV_CDMA_MSG_NOWAIT		_BITUL(0)
+#define EUSRV_CDMA_MSG_MAXWAIT_SHIFT	8
+#define EUSRV_CDMA_MSG_MAXWAIT_MS(ctrl)	(((ctrl) >> EUSRV_CDMA_MSG_MAXWAIT_SHIFT) & 0xffU)
 
 #define EUSRV_CDMA_ID_VALUE		0x43440001U	/* "CD", version 1 */
 
