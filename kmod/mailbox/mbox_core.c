@@ -75,14 +75,6 @@ enum mbox_counter {
 	MBOX_NR_COUNTERS
 };
 
-/* Outbound state for one destination node; under tx_lock. */
-struct mbox_dest {
-	struct mbox_backlog backlog;
-	u32 posted;		/* in the outbound queue, not yet reaped */
-	bool resume;		/* refused: the next post says RESUME */
-	bool room;		/* the block said "room" since the last RESUME */
-};
-
 struct mbox_dev {
 	struct device *dev;
 	void __iomem *regs;
@@ -257,15 +249,16 @@ static void mbox_count_tx_failure(struct mbox_dev *mb, u32 status)
 	}
 }
 
-/* A message DST refused, back from the queue: keep it, oldest first. */
-static void mbox_refused_locked(struct mbox_dev *mb, unsigned int dst, u64 msg)
+/* DST's entry of MSG was reaped with STATUS: a refused one is kept, oldest first. */
+static void mbox_reaped_locked(struct mbox_dev *mb, unsigned int dst,
+			       u32 status, u64 msg)
 {
-	struct mbox_dest *d = &mb->dest[dst];
+	bool refused = status == EUSRV_MBOX_ST_BUSY;
 
 	/* Cannot fail: nothing is posted without room for its refusal. */
-	if (WARN_ON_ONCE(!mbox_backlog_refused(&d->backlog, msg)))
+	if (WARN_ON_ONCE(!mbox_dest_reaped(&mb->dest[dst], refused, msg)) ||
+	    !refused)
 		return;
-	d->resume = true;
 	mb->backlogged |= BIT_ULL(dst);
 	mb->held++;
 }
@@ -297,11 +290,8 @@ static bool mbox_reap_one(struct mbox_dev *mb, u64 *msg, unsigned int *dst,
 		*dst = EUSRV_GA_NODE(readq(e + MBOX_TXQ_ADDR));
 		WRITE_ONCE(mb->tx_reaped, mb->tx_reaped + 1);
 		got = true;
-		/* An earlier binding's stores were not counted as posted. */
-		if (*dst < mb->nodes && mb->dest[*dst].posted)
-			mb->dest[*dst].posted--;
-		if (*dst < mb->nodes && *status == EUSRV_MBOX_ST_BUSY)
-			mbox_refused_locked(mb, *dst, *msg);
+		if (*dst < mb->nodes)
+			mbox_reaped_locked(mb, *dst, *status, *msg);
 	}
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	return got;
@@ -357,29 +347,19 @@ static void mbox_post_locked(struct mbox_dev *mb, unsigned int node, u64 msg,
 }
 
 /*
- * Post what DST keeps, oldest first, while the queue has room.  After a
- * refusal, only once none of its refused entries is still in the queue
- * (they come back refused, and are older) and the block said "room" since
- * the last RESUME; the first then carries RESUME.  The room event that
- * follows a refusal may be seen before the refusal is reaped, so reaping
- * does not forget it; one seen too early costs one more refusal, never a
- * loop: every event is the block's.  tx_lock held; true if anything was
- * posted.
+ * Post what DST keeps, oldest first, while the queue has room and
+ * mbox_dest_next() lets it go.  tx_lock held; true if anything was posted.
  */
 static bool mbox_resend_locked(struct mbox_dev *mb, unsigned int dst)
 {
 	struct mbox_dest *d = &mb->dest[dst];
 	bool any = false;
+	u32 flags;
 	u64 msg;
 
-	if (d->resume && (d->posted || !d->room))
-		return false;
 	while (mbox_ring_free(mb->tx_prod, mb->tx_reaped, EUSRV_MBOX_TXQ_DEPTH) &&
-	       mbox_backlog_take(&d->backlog, &msg)) {
-		if (d->resume)
-			d->room = false;
-		mbox_post_locked(mb, dst, msg, d->resume ? EUSRV_MBOX_TXF_RESUME : 0);
-		d->resume = false;
+	       mbox_dest_next(d, &msg, &flags)) {
+		mbox_post_locked(mb, dst, msg, flags);
 		mb->held--;
 		mbox_count(mb, MBOX_TX_RESENT);
 		any = true;
@@ -455,41 +435,34 @@ static void mbox_resume_fn(struct work_struct *work)
 	irq_work_queue(&mb->poll);
 }
 
-/*
- * Whether a message for NODE is taken now: its destination keeps room for
- * every message of it not yet delivered (so a refusal always fits), and
- * either keeps messages already (the new one goes behind them) or the
- * queue has a slot.  tx_lock held.
- */
-static bool mbox_can_take_locked(struct mbox_dev *mb, unsigned int node)
+/* What becomes of a message for NODE now (mbox_dest_take()); tx_lock held. */
+static enum mbox_take mbox_take_locked(struct mbox_dev *mb, unsigned int node)
 {
-	const struct mbox_dest *d = &mb->dest[node];
-
-	if (d->backlog.len + d->posted >= MBOX_BACKLOG_DEPTH)
-		return false;
-	return d->backlog.len ||
-	       mbox_ring_free(mb->tx_prod, mb->tx_reaped, EUSRV_MBOX_TXQ_DEPTH);
+	return mbox_dest_take(&mb->dest[node],
+			      mbox_ring_free(mb->tx_prod, mb->tx_reaped,
+					     EUSRV_MBOX_TXQ_DEPTH));
 }
 
 static int mbox_post(struct mbox_dev *mb, unsigned int node, u64 msg)
 {
-	struct mbox_dest *d = &mb->dest[node];
 	unsigned long flags;
 
 	spin_lock_irqsave(&mb->tx_lock, flags);
-	if (!mbox_can_take_locked(mb, node)) {
+	switch (mbox_take_locked(mb, node)) {
+	case MBOX_TAKE_NONE:
 		spin_unlock_irqrestore(&mb->tx_lock, flags);
 		mbox_count(mb, MBOX_TX_BUSY);
 		return -EAGAIN;
-	}
-	if (d->backlog.len) {
+	case MBOX_TAKE_KEEP:
 		/* Behind what the destination refused: kept, in order. */
-		mbox_backlog_hold(&d->backlog, msg);
+		mbox_backlog_hold(&mb->dest[node].backlog, msg);
 		mb->held++;
 		mbox_count(mb, MBOX_TX_HELD);
-	} else {
+		break;
+	case MBOX_TAKE_POST:
 		mbox_post_locked(mb, node, msg, 0);
 		mbox_kick(mb);
+		break;
 	}
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	mbox_count(mb, MBOX_TX_MSGS);
@@ -551,7 +524,7 @@ static long mbox_wait_tx(bool (*cond)(struct mbox_dev *mb, unsigned int node),
 /* A node of another binding is left to eusrv_mbox_send() to refuse. */
 static bool mbox_can_take(struct mbox_dev *mb, unsigned int node)
 {
-	return node >= mb->nodes || mbox_can_take_locked(mb, node);
+	return node >= mb->nodes || mbox_take_locked(mb, node) != MBOX_TAKE_NONE;
 }
 
 static bool mbox_tx_idle(struct mbox_dev *mb, unsigned int node)

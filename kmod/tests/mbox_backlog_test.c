@@ -2,7 +2,8 @@
 /*
  * KUnit suite of the mailbox driver's per-destination backlog,
  * mailbox/mbox_backlog.h: messages refused by a full FIFO come back after
- * later ones were held, yet are posted again before them, in their order.
+ * later ones were held, yet are posted again before them, in their order,
+ * and none stays kept once the FIFO has room.
  */
 #include <kunit/test.h>
 #include <linux/kernel.h>
@@ -78,70 +79,150 @@ static void backlog_test_refused_again(struct kunit *test)
 }
 
 #define WALK_QUEUE	8U
-#define WALK_RESUME	BIT_ULL(63)
+#define WALK_SENDS	20000U
 
 /*
- * A sender's life, simulated as mbox_core.c runs it: numbered messages go
- * out (held while the backlog is not empty), an outbound queue of
- * WALK_QUEUE, shared with other destinations, completes them in order,
- * the destination refuses while full and then stickily until RESUME; what
- * it accepts must be 0, 1, 2, ...
+ * The block as docs/hardware.md section 3.5 has it, for one destination:
+ * a FIFO that is full or not, the sticky refusal, and room events: when a
+ * FIFO that refused the sender drains, or at once when a sticky refusal
+ * meets room.  The queue completes entries in order; the driver reaps
+ * later, and may read the room counter after the block completed more.
+ */
+struct walk {
+	struct mbox_dest d;
+	u64 queue[WALK_QUEUE];		/* posted, message | RESUME bit */
+	u32 st[WALK_QUEUE];		/* 0 pending, 1 delivered, 2 refused */
+	unsigned int nq, done;		/* entries, of which completed */
+	bool full, sticky, waiter;
+	u32 rooms, rooms_seen;
+	u64 next, delivered, refusals;
+	u32 rnd;
+};
+
+#define WALK_RESUME	BIT_ULL(63)
+
+static u32 walk_rnd(struct walk *w)
+{
+	w->rnd = w->rnd * 1103515245U + 12345U;
+	return w->rnd >> 16;
+}
+
+/* The block completes the oldest pending entry. */
+static void walk_complete(struct kunit *test, struct walk *w)
+{
+	u64 m = w->queue[w->done];
+
+	if ((w->sticky && !(m & WALK_RESUME)) || w->full) {
+		w->st[w->done++] = 2;
+		w->sticky = true;
+		if (w->full)
+			w->waiter = true;
+		else
+			w->rooms++;
+		return;
+	}
+	w->sticky = false;
+	KUNIT_ASSERT_EQ(test, m & ~WALK_RESUME, w->delivered);
+	w->delivered++;
+	w->st[w->done++] = 1;
+}
+
+/* The FIFO fills or drains; a drain tells a refused sender. */
+static void walk_fifo(struct walk *w, bool full)
+{
+	if (w->full && !full && w->waiter) {
+		w->waiter = false;
+		w->rooms++;
+	}
+	w->full = full;
+}
+
+/* The driver's interrupt: reap, the block goes on meanwhile, room, resend. */
+static void walk_service(struct kunit *test, struct walk *w)
+{
+	unsigned int i, more = walk_rnd(w) % 3;
+	u32 flags;
+	u64 m;
+
+	while (w->done) {
+		KUNIT_ASSERT_TRUE(test, mbox_dest_reaped(&w->d, w->st[0] == 2,
+							 w->queue[0] & ~WALK_RESUME));
+		if (w->st[0] == 2)
+			w->refusals++;
+		for (i = 1; i < w->nq; i++) {
+			w->queue[i - 1] = w->queue[i];
+			w->st[i - 1] = w->st[i];
+		}
+		w->nq--;
+		w->done--;
+	}
+	while (more-- && w->done < w->nq)
+		walk_complete(test, w);
+	if (w->rooms != w->rooms_seen) {
+		w->rooms_seen = w->rooms;
+		w->d.room = true;
+	}
+	while (w->nq < WALK_QUEUE && walk_rnd(w) % 8 &&
+	       mbox_dest_next(&w->d, &m, &flags)) {
+		w->queue[w->nq] = m | (flags & EUSRV_MBOX_TXF_RESUME ? WALK_RESUME : 0);
+		w->st[w->nq++] = 0;
+		w->d.posted++;
+	}
+}
+
+/*
+ * A sender's life against that block, as mbox_core.c runs it: every
+ * message the block accepts is the next in order, and once the FIFO
+ * drains for good everything kept is delivered: a room event is never
+ * lost, even one seen before its refusal is reaped.
  */
 static void backlog_test_sender_walk(struct kunit *test)
 {
-	struct mbox_backlog *b = backlog_new(test);
-	u64 queue[WALK_QUEUE], next = 0, delivered = 0, refusals = 0, m;
-	bool full = false, sticky = false, resume = false;
-	unsigned int nq = 0, step, i, free;
-	u32 rnd = 12345;
+	struct walk *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	unsigned int step;
 
-	for (step = 0; step < 50000; step++) {
-		rnd = rnd * 1103515245U + 12345U;
-		switch ((rnd >> 16) % 4) {
-		case 0:		/* send */
-			if (b->len + nq >= MBOX_BACKLOG_DEPTH)
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->rnd = 12345;
+	for (step = 0; w->next < WALK_SENDS && step < 50 * WALK_SENDS; step++) {
+		switch (walk_rnd(w) % 5) {
+		case 0:
+			switch (mbox_dest_take(&w->d, w->nq < WALK_QUEUE)) {
+			case MBOX_TAKE_KEEP:
+				KUNIT_ASSERT_TRUE(test, mbox_backlog_hold(&w->d.backlog,
+									  w->next++));
 				break;
-			if (b->len || nq == WALK_QUEUE)
-				KUNIT_ASSERT_TRUE(test, mbox_backlog_hold(b, next));
-			else
-				queue[nq++] = next;
-			next++;
-			break;
-		case 1:		/* the destination's FIFO fills or drains */
-			full = (rnd >> 20) & 1;
-			break;
-		case 2:		/* the oldest entry completes */
-			if (!nq)
+			case MBOX_TAKE_POST:
+				w->queue[w->nq] = w->next++;
+				w->st[w->nq++] = 0;
+				w->d.posted++;
 				break;
-			m = queue[0];
-			for (i = 1; i < nq; i++)
-				queue[i - 1] = queue[i];
-			nq--;
-			if (full || (sticky && !(m & WALK_RESUME))) {
-				sticky = true;
-				resume = true;
-				refusals++;
-				KUNIT_ASSERT_TRUE(test, mbox_backlog_refused(b, m & ~WALK_RESUME));
+			case MBOX_TAKE_NONE:
 				break;
 			}
-			sticky = false;
-			KUNIT_ASSERT_EQ(test, m & ~WALK_RESUME, delivered);
-			delivered++;
 			break;
-		case 3:		/* post from the backlog: RESUME only on an empty queue */
-			if (resume && nq)
-				break;
-			/* The queue is shared: other destinations hold some of it. */
-			free = (rnd >> 20) % (WALK_QUEUE + 1);
-			while (nq < WALK_QUEUE && free-- && mbox_backlog_take(b, &m)) {
-				queue[nq++] = m | (resume ? WALK_RESUME : 0);
-				resume = false;
-			}
+		case 1:
+			walk_fifo(w, walk_rnd(w) % 3 == 0);
+			break;
+		case 2:
+		case 3:
+			if (w->done < w->nq)
+				walk_complete(test, w);
+			break;
+		default:
+			walk_service(test, w);
 			break;
 		}
 	}
-	KUNIT_EXPECT_GT(test, delivered, 1000ULL);
-	KUNIT_EXPECT_GT(test, refusals, 1000ULL);
+	/* The FIFO drains for good: everything must get through. */
+	walk_fifo(w, false);
+	for (step = 0; step < 10 * WALK_SENDS && w->delivered < w->next; step++) {
+		while (w->done < w->nq)
+			walk_complete(test, w);
+		walk_service(test, w);
+	}
+	KUNIT_EXPECT_EQ(test, w->delivered, w->next);
+	KUNIT_EXPECT_EQ(test, w->d.backlog.len, 0U);
+	KUNIT_EXPECT_GT(test, w->refusals, 1000ULL);
 }
 
 static struct kunit_case backlog_cases[] = {
