@@ -253,20 +253,28 @@ static bool cdma_resend_refused(struct cdma_dev *cd, u32 sr)
 	struct cdma_chain *c = &cd->chain;
 	struct cdma_slot done;
 	unsigned int node;
-	int i, n;
+	int i, n, ret;
 	u64 msg;
 
 	if ((sr & EUSRV_CDMA_SR_ERR_ALL) != EUSRV_CDMA_SR_DMA_SLV_ERR)
 		return false;
 	i = cdma_chain_refused_msg(c, cd->last_err_desc);
-	if (i < 0)
+	if (i < 0) {
+		dev_warn_ratelimited(cd->dev, "slave error at %#llx: not a refused message of the oldest transfer\n",
+				     cd->last_err_desc);
 		return false;
+	}
 	n = c->slot[cdma_slot_of(c->tail)].nr;
 	for (; i < n; i++) {
-		if (!cdma_chain_msg_of(c, c->tail + i, &node, &msg) ||
-		    eusrv_mbox_send_wait(node, msg,
-					 msecs_to_jiffies(CDMA_RESEND_TIMEOUT_MS)))
+		if (!cdma_chain_msg_of(c, c->tail + i, &node, &msg))
 			return false;
+		ret = eusrv_mbox_send_wait(node, msg,
+					   msecs_to_jiffies(CDMA_RESEND_TIMEOUT_MS));
+		if (ret) {
+			dev_warn_ratelimited(cd->dev, "a refused message to node %u could not be resent: error %d\n",
+					     node, ret);
+			return false;
+		}
 		cdma_count(cd, CDMA_RESENT, 1);
 	}
 	cdma_chain_pop(c, &done);

@@ -145,10 +145,10 @@ on node1 eusrv-cdma reset >/dev/null 2>&1
 on node1 "rm -f /tmp/sor-test-late-go; eusrv-run $sortest late node3 $LATE" >"$BUILD/late.out" 2>&1 &
 lpid=$!
 # Paused before node3 set its side up, the set-up itself would time out.
-on node3 "for i in \$(seq 50); do
+on node3 "for i in \$(seq 300); do
 	eusrvctl conns | grep -q '^rdma .*:$LATE .*state=ESTABLISHED' && exit 0
 	sleep 0.1
-done; exit 1" >/dev/null 2>&1 || diag "node3: the connection is not established after 5 s"
+done; exit 1" >/dev/null 2>&1 || diag "node3: the connection is not established after 30 s"
 on node3 eusrv-mbox pause 1500 >/dev/null
 on node0 eusrv-mbox flood 3 -c 80 >"$BUILD/late.flood" 2>&1 &
 fpid=$!
@@ -165,6 +165,7 @@ if [ $lrc -eq 0 ] && [ "$(kv hw_refused "$cstats")" -ge 1 ] &&
 	ok "node3's FIFO full: node1's engine message refused within 10 ms, sent by the mailbox, echo back"
 else
 	not_ok "node3's FIFO full: node1's engine message refused within 10 ms, sent by the mailbox, echo back # rc=$lrc"
+	diag "$(on node1 'dmesg | grep -E "eusrv_(cdma|sor|mbox)" | tail -n 8' 2>&1)"
 fi
 on node3 'kill -- -$(cat /tmp/late-svc.pid)' >/dev/null 2>&1
 
