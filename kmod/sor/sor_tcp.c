@@ -76,7 +76,8 @@ long sor_tcp_compat_ioctl(struct sor_conn *c, unsigned int cmd,
 /*
  * EUSRV_SOR_TCP_STARTED: the caller connect()ed the socket of a connection
  * turned to TCP.  ERR, if not 0, is the errno its connect() failed with
- * at once; an unconnected socket takes it as its pending error, as one
+ * at once (below 512: the kernel's internal codes would reach vfs_read's
+ * BUG_ON); an unconnected socket takes it as its pending error, as one
  * TCP finds later would (SO_ERROR, POLLERR).  The file's poll is the
  * socket's from now on.  Waits up to SOR_TCP_ANSWER_MS for the answer.
  */
@@ -84,7 +85,8 @@ int sor_tcp_started(struct sor_conn *c, int err)
 {
 	struct sock *sk;
 
-	if (!READ_ONCE(c->tcp) || err < 0 || err >= MAX_ERRNO)
+	/* A user-visible errno only: the kernel's own (EIOCBQUEUED...) never. */
+	if (!READ_ONCE(c->tcp) || err < 0 || err >= ERESTARTSYS)
 		return -EINVAL;
 	sk = sock_from_file(c->bound)->sk;
 	if (err) {

@@ -227,6 +227,28 @@ static int listed(int ctl, uint32_t id)
 	return 0;
 }
 
+/*
+ * TCP_STARTED on a file turned to TCP: only a user-visible errno becomes
+ * the socket's error (a kernel-internal one such as EIOCBQUEUED, 529,
+ * returned by read(), hits vfs_read's BUG_ON: the fuzz found it); then a
+ * read of the unconnected socket says that error.
+ */
+static void tcp_started(int fd)
+{
+	static const int bad[] = { -1, 512, 529, 4095, 4096 };
+	int e = ECONNREFUSED;
+	unsigned int i;
+	char b;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		expect_err(ioctl(fd, EUSRV_SOR_TCP_STARTED, &bad[i]), EINVAL,
+			   "TCP_STARTED with a kernel-internal or impossible errno: EINVAL");
+	result(!ioctl(fd, EUSRV_SOR_TCP_STARTED, &e),
+	       "TCP_STARTED with ECONNREFUSED", strerror(errno));
+	result(read(fd, &b, 1) == -1 && errno == ECONNREFUSED,
+	       "... a read then says ECONNREFUSED", strerror(errno));
+}
+
 /* A set-up turned to TCP: its id and rings go while the file stays. */
 static int do_tcpfree(int node, int closed)
 {
@@ -260,6 +282,7 @@ static int do_tcpfree(int node, int closed)
 	snprintf(why, sizeof(why), "state %u, listed %d after %d s", in.state, l, i / 10);
 	result(in.state == EUSRV_SOR_ST_TCP && l == 0,
 	       "refused, turned to TCP: its id goes within 10 s, the file stays", why);
+	tcp_started(fd);
 	every_call(fd);
 	close(fd);
 	return failures ? 1 : 0;

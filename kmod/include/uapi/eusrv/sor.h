@@ -477,8 +477,9 @@ struct eusrv_sor_wait {
 /*
  * TCP_STARTED: user space connect()ed the socket of a connection turned
  * to TCP (see CONNECT); the argument is 0, or the errno that connect()
- * failed with at once, which becomes the unconnected socket's pending
- * error.  EINVAL if the connection did not turn to TCP.
+ * failed with at once (1..511), which becomes the unconnected socket's
+ * pending error.  EINVAL if the connection did not turn to TCP, or for
+ * another value.
  */
 #define EUSRV_SOR_TCP_STARTED	_IOW(EUSRV_SOR_IOC_MAGIC, 0x2a, __s32)
 
