@@ -229,6 +229,22 @@ static inline enum cdma_chain_end cdma_chain_reclaim(struct cdma_chain *c,
 	return CDMA_RECLAIM_EMPTY;
 }
 
+/* Whether a descriptor of the oldest transfer has a DMA error status. */
+static inline bool cdma_chain_tail_dma_error(const struct cdma_chain *c)
+{
+	u32 n, i;
+
+	if (c->tail == c->head)
+		return false;
+	n = c->slot[cdma_slot_of(c->tail)].nr;
+	if (!n || n > CDMA_XFER_MAX_DESC || n > cdma_chain_used(c))
+		return false;
+	for (i = 0; i < n; i++)
+		if (cdma_chain_status(c, c->tail + i) & EUSRV_CDMA_ST_ERR)
+			return true;
+	return false;
+}
+
 /* Message descriptor IDX: its destination node and message; false if it is none. */
 static inline bool cdma_chain_msg_of(const struct cdma_chain *c, u32 idx,
 				     unsigned int *node, u64 *msg)

@@ -294,8 +294,13 @@ static void cdma_err_work(struct work_struct *work)
 		goto unlock;
 	sr = readl(cd->regs + EUSRV_CDMA_SR);
 	r = cdma_chain_reclaim(&cd->chain, NULL);
-	if (!(sr & EUSRV_CDMA_SR_ERR_ALL) && r != CDMA_RECLAIM_ERROR)
-		goto unlock;	/* a stale request */
+	/*
+	 * A stale request; or the engine wrote a descriptor's error before
+	 * it published the halt (CDMASR, CURDESC): its interrupt follows.
+	 */
+	if (!(sr & EUSRV_CDMA_SR_ERR_ALL) &&
+	    (r != CDMA_RECLAIM_ERROR || cdma_chain_tail_dma_error(&cd->chain)))
+		goto unlock;
 	cd->last_err_sr = sr;
 	cd->last_err_desc = cdma_read_ptr(cd, EUSRV_CDMA_CURDESC);
 	/* The engine works in order: the error is the oldest transfer's. */

@@ -307,6 +307,7 @@ static void chain_test_refused_msg(struct kunit *test)
 
 	cdma_chain_fill(c, &a, 4);
 	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, t0 + 2)), -1);
+	KUNIT_EXPECT_FALSE(test, cdma_chain_tail_dma_error(c));
 	engine_done(c, t0, t0 + 2, ok);
 	engine_done(c, t0 + 2, t0 + 3, slv);
 	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, t0 + 2)), 2);
@@ -323,6 +324,7 @@ static void chain_test_refused_msg(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, t0 + 1)), -1);
 	engine_done(c, t0 + 1, t0 + 2, 0);
 	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, t0 + 2)), -1);
+	KUNIT_EXPECT_TRUE(test, cdma_chain_tail_dma_error(c));
 	/* Another error kind at the message: not a refusal. */
 	engine_done(c, t0 + 1, t0 + 2, ok);
 	engine_done(c, t0 + 2, t0 + 3, ok | EUSRV_CDMA_ST_DECERR);
