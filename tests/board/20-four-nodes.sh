@@ -73,8 +73,9 @@ done
 # node3 frozen, node0 floods it and node1 has connections with it (so it
 # probes it), while node0 and node1 go on: mailbox ping-pong both ways
 # with no round trip near the 500 ms a store would wait on node3's full
-# FIFO, and rounds of echo over RDMA, every byte checked.  Thawed, node3
-# gets every message of the flood, once and in order.
+# FIFO (400 ms allowed: a loaded host's scheduling), and rounds of echo
+# over RDMA, every byte checked.  Thawed, node3 gets every message of the
+# flood, once and in order.
 echo_service four "$sortest" $SVC
 echo_up "node1's echo service answers node0" node0 "$sortest" $SVC
 echo_up "node1's echo service answers node3" node3 "$sortest" $SVC
@@ -94,10 +95,11 @@ for pair in "node0 1" "node1 0"; do
 	rc=$?
 	diag "$out"
 	max=$(kv rtt_max_us "$out")
-	if [ $rc -eq 0 ] && [ "$(kv errors "$out")" = 0 ] && [ "${max%.*}" -lt 250000 ]; then
+	# 250 ms on a quiet host (4-7 ms seen); 400 with other boards beside.
+	if [ $rc -eq 0 ] && [ "$(kv errors "$out")" = 0 ] && [ "${max%.*}" -lt 400000 ]; then
 		ok "node3 frozen: $1 pings node$2 2000 times, slowest round trip ${max%.*} us"
 	else
-		not_ok "node3 frozen: $1 pings node$2 2000 times within 250 ms each # rc=$rc max=${max:-?} us"
+		not_ok "node3 frozen: $1 pings node$2 2000 times within 400 ms each # rc=$rc max=${max:-?} us"
 	fi
 done
 stats=$(on node0 eusrv-mbox stats)
@@ -146,7 +148,7 @@ on node1 "rm -f /tmp/sor-test-late-go; eusrv-run $sortest late node3 $LATE" >"$B
 lpid=$!
 # Paused before node3 set its side up, the set-up itself would time out.
 on node3 "for i in \$(seq 300); do
-	eusrvctl conns | grep -q '^rdma .*:$LATE .*state=ESTABLISHED' && exit 0
+	eusrvctl conns | grep -q '^rdma .*state=ESTABLISHED local=[^ ]*:$LATE ' && exit 0
 	sleep 0.1
 done; exit 1" >/dev/null 2>&1 || diag "node3: the connection is not established after 30 s"
 on node3 eusrv-mbox pause 1500 >/dev/null
