@@ -192,7 +192,7 @@ if [ $driver = yes ]; then
 	left=
 	for _ in $(seq 30); do
 		left=$(for n in node0 node1; do on $n eusrvctl conns 2>&1 |
-			grep -E '^rdma .*:7600 .*state=(CONNECTING|ACCEPTING|ESTABLISHED)'; done)
+			grep -E '^rdma .*state=(CONNECTING|ACCEPTING|ESTABLISHED) .*:7600 '; done)
 		[ -z "$left" ] && break
 		sleep 0.5
 	done
