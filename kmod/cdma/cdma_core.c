@@ -171,7 +171,7 @@ static void cdma_hw_start(struct cdma_dev *cd)
 	struct cdma_chain *c = &cd->chain;
 
 	writel(CDMA_CR_RUN, cd->regs + EUSRV_CDMA_CR);
-	/* The virtual board's: a full FIFO refuses at once (cdma_resend_refused). */
+	/* The virtual board's: a FIFO full for MAXWAIT refuses (cdma_resend_refused). */
 	if (cd->kick)
 		writel(EUSRV_CDMA_MSG_NOWAIT |
 		       CDMA_MSG_MAXWAIT_MS << EUSRV_CDMA_MSG_MAXWAIT_SHIFT,
