@@ -10,8 +10,9 @@
  * Submitters are serialised by a mutex; they append at the head, move
  * TAILDESC and reclaim completed transfers at the tail by reading the
  * descriptors' Cmplt bits in order, so the success path needs no
- * interrupt.  The threshold and delay interrupts only wake sleepers (no
- * free descriptor, eusrv_cdma_sync()).  An error halts the engine; a work
+ * interrupt: the threshold and delay interrupts are on only while someone
+ * sleeps (no free descriptor, eusrv_cdma_sync()), and a lone transfer
+ * costs one doorbell and nothing else.  An error halts the engine; a work
  * item then fails the oldest transfer in flight (the one the error belongs
  * to: the engine works in order), resets the engine and restarts it at the
  * next transfer, so the transfers queued behind the failed one still run.
@@ -47,9 +48,11 @@
 /* Coalescing: an interrupt per 16 descriptors or 100 us after going idle. */
 #define CDMA_IRQ_THRESHOLD	16U
 #define CDMA_IRQ_DELAY		100U
-#define CDMA_CR_RUN		(EUSRV_CDMA_CR_SGMODE | EUSRV_CDMA_CR_IRQEN_ALL | \
+#define CDMA_CR_RUN		(EUSRV_CDMA_CR_SGMODE | EUSRV_CDMA_CR_ERR_IRQEN | \
 				 (CDMA_IRQ_THRESHOLD << EUSRV_CDMA_CR_THRESH_SHIFT) | \
 				 (CDMA_IRQ_DELAY << EUSRV_CDMA_CR_DELAY_SHIFT))
+/* While someone sleeps on completions. */
+#define CDMA_CR_DONE_IRQS	(EUSRV_CDMA_CR_IOC_IRQEN | EUSRV_CDMA_CR_DLY_IRQEN)
 /*
  * Silicon resets in a few clocks; on the virtual board a loaded host may
  * hold the model up for a good part of a second (a probe failed at 200 ms
@@ -79,6 +82,10 @@ enum cdma_counter {
 	CDMA_RING_WAITS,
 	CDMA_IRQS,
 	CDMA_RESENT,
+	CDMA_DOORBELLS,
+	CDMA_IRQ_IOC,
+	CDMA_IRQ_DLY,
+	CDMA_IRQ_ERR,
 	CDMA_NR_COUNTERS
 };
 
@@ -111,6 +118,8 @@ static struct cdma_dev *cdma_cur;
 /* Sleepers; global so that they outlive an unbind. */
 static DECLARE_WAIT_QUEUE_HEAD(cdma_wq);
 static atomic_t cdma_events = ATOMIC_INIT(0);
+/* Sleepers on completions (cdma_lock): the success interrupts are on. */
+static unsigned int cdma_sleepers;
 /* failed() callbacks taken off the ring but not yet returned. */
 static atomic_t cdma_cb_pending = ATOMIC_INIT(0);
 /* Held for reading while the diagnostics use the buffers. */
@@ -129,7 +138,28 @@ static void cdma_wake(void)
 
 static void cdma_kick(struct cdma_dev *cd)
 {
+	cdma_count(cd, CDMA_DOORBELLS, 1);
 	eusrv_vboard_kick(cd->kick, cd->kick_val);
+}
+
+static u32 cdma_cr_run(void)
+{
+	return CDMA_CR_RUN | (cdma_sleepers ? CDMA_CR_DONE_IRQS : 0);
+}
+
+/*
+ * A sleeper comes (ON) or goes: the first turns the completion interrupts
+ * on, the last off.  The sleeper looks at the ring again after this, so
+ * nothing that completed before is missed.  cdma_lock held.
+ */
+static void cdma_sleeper(struct cdma_dev *cd, bool on)
+{
+	if (on ? cdma_sleepers++ : --cdma_sleepers)
+		return;
+	if (!cd || cd->dead)
+		return;
+	writel(cdma_cr_run(), cd->regs + EUSRV_CDMA_CR);
+	cdma_kick(cd);
 }
 
 /* A descriptor pointer: MSB first, the low word (which acts) last. */
@@ -170,7 +200,7 @@ static void cdma_hw_start(struct cdma_dev *cd)
 {
 	struct cdma_chain *c = &cd->chain;
 
-	writel(CDMA_CR_RUN, cd->regs + EUSRV_CDMA_CR);
+	writel(cdma_cr_run(), cd->regs + EUSRV_CDMA_CR);
 	/* The virtual board's: a FIFO full for MAXWAIT refuses (cdma_resend_refused). */
 	if (cd->kick)
 		writel(EUSRV_CDMA_MSG_NOWAIT |
@@ -343,6 +373,12 @@ static irqreturn_t cdma_irq(int irq, void *data)
 	if (!ack)
 		return IRQ_NONE;
 	cdma_count(cd, CDMA_IRQS, 1);
+	if (sr & EUSRV_CDMA_SR_IOC_IRQ)
+		cdma_count(cd, CDMA_IRQ_IOC, 1);
+	if (sr & EUSRV_CDMA_SR_DLY_IRQ)
+		cdma_count(cd, CDMA_IRQ_DLY, 1);
+	if (sr & EUSRV_CDMA_SR_ERR_IRQ)
+		cdma_count(cd, CDMA_IRQ_ERR, 1);
 	/*
 	 * Write 1 to clear (PG034); the virtual board learns of it by the
 	 * kick.  Error bits 10:4 stay until the reset: the work item looks
@@ -401,17 +437,27 @@ int eusrv_cdma_submit(const struct eusrv_cdma_xfer *x, long timeout)
 			ret = 0;
 			break;
 		}
-		if (!waited)
+		if (!waited) {
+			/* Completions interrupt from now on: look once more first. */
 			cdma_count(cd, CDMA_RING_WAITS, 1);
-		waited = true;
+			cdma_sleeper(cd, true);
+			waited = true;
+			mutex_unlock(&cdma_lock);
+			continue;
+		}
 		mutex_unlock(&cdma_lock);
 		left = (long)(deadline - jiffies);
-		if (left <= 0)
-			return -ETIMEDOUT;
+		if (left <= 0) {
+			mutex_lock(&cdma_lock);
+			ret = -ETIMEDOUT;
+			break;
+		}
 		wait_event_timeout(cdma_wq,
 				   atomic_read(&cdma_events) != seen,
 				   min(left, (long)CDMA_WAIT_SLICE));
 	}
+	if (waited)
+		cdma_sleeper(cdma_cur, false);
 	mutex_unlock(&cdma_lock);
 	return ret;
 }
@@ -419,8 +465,8 @@ EXPORT_SYMBOL_GPL(eusrv_cdma_submit);
 
 void eusrv_cdma_sync(void *ctx)
 {
+	bool busy, waited = false;
 	struct cdma_dev *cd;
-	bool busy;
 	int seen;
 
 	might_sleep();
@@ -433,13 +479,23 @@ void eusrv_cdma_sync(void *ctx)
 			cdma_reclaim(cd);
 			busy = cdma_chain_has_ctx(&cd->chain, ctx);
 		}
-		mutex_unlock(&cdma_lock);
 		if (!busy && !atomic_read(&cdma_cb_pending))
-			return;
+			break;
+		if (!waited) {
+			/* As in eusrv_cdma_submit(): on, then look again. */
+			cdma_sleeper(cd, true);
+			waited = true;
+			mutex_unlock(&cdma_lock);
+			continue;
+		}
+		mutex_unlock(&cdma_lock);
 		wait_event_timeout(cdma_wq,
 				   atomic_read(&cdma_events) != seen,
 				   CDMA_WAIT_SLICE);
 	}
+	if (waited)
+		cdma_sleeper(cdma_cur, false);
+	mutex_unlock(&cdma_lock);
 }
 EXPORT_SYMBOL_GPL(eusrv_cdma_sync);
 
@@ -453,6 +509,24 @@ int eusrv_cdma_node_id(void)
 	return ret;
 }
 EXPORT_SYMBOL_GPL(eusrv_cdma_node_id);
+
+int eusrv_cdma_get_crossings(struct eusrv_cdma_crossings *x)
+{
+	struct cdma_dev *cd;
+
+	mutex_lock(&cdma_lock);
+	cd = cdma_cur;
+	if (cd) {
+		x->doorbells = atomic64_read(&cd->cnt[CDMA_DOORBELLS]);
+		x->irqs = atomic64_read(&cd->cnt[CDMA_IRQS]);
+		x->irq_ioc = atomic64_read(&cd->cnt[CDMA_IRQ_IOC]);
+		x->irq_dly = atomic64_read(&cd->cnt[CDMA_IRQ_DLY]);
+		x->irq_err = atomic64_read(&cd->cnt[CDMA_IRQ_ERR]);
+	}
+	mutex_unlock(&cdma_lock);
+	return cd ? 0 : -ENODEV;
+}
+EXPORT_SYMBOL_GPL(eusrv_cdma_get_crossings);
 
 unsigned int eusrv_cdma_nodes(void)
 {

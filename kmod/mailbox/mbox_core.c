@@ -8,7 +8,10 @@
  * Every store is posted NOWAIT: a full destination FIFO refuses it at once
  * rather than holding up the stores to every other node behind it, and
  * the driver keeps the refused messages, and the ones after them for that
- * destination, in order until the block says the FIFO has room.  A
+ * destination, in order until the block says the FIFO has room.
+ * Completed stores are reaped when the next one is posted: a completion
+ * interrupts (TXDONE) only while a sender waits for queue space, so a
+ * message costs its sender one doorbell and no interrupt.  A
  * node has one mailbox, so the bound instance is a module-wide singleton
  * that the API reaches through RCU, which also makes unbinding safe while
  * other modules keep calling in.
@@ -52,8 +55,8 @@
 #define MBOX_TXQ_FLAGS		offsetof(struct eusrv_mbox_txq_entry, flags)
 
 #define MBOX_CTRL_ON	(EUSRV_MBOX_CTRL_EN | EUSRV_MBOX_CTRL_ENQ_IE | \
-			 EUSRV_MBOX_CTRL_FULL_IE | EUSRV_MBOX_CTRL_TXDONE_IE | \
-			 EUSRV_MBOX_CTRL_ERR_IE | EUSRV_MBOX_CTRL_ROOM_IE)
+			 EUSRV_MBOX_CTRL_FULL_IE | EUSRV_MBOX_CTRL_ERR_IE | \
+			 EUSRV_MBOX_CTRL_ROOM_IE)
 
 /* The driver's counters (the block keeps its own in its registers). */
 enum mbox_counter {
@@ -74,6 +77,22 @@ enum mbox_counter {
 	MBOX_ROOM,
 	MBOX_NR_COUNTERS
 };
+
+/* The crossings (struct eusrv_mbox_crossings); never reset. */
+enum mbox_xcounter {
+	MBOX_X_DOORBELLS,
+	MBOX_X_IRQS,
+	MBOX_X_IRQ_RX,
+	MBOX_X_IRQ_TXDONE,
+	MBOX_X_IRQ_ROOM,
+	MBOX_X_IRQ_NONE,
+	MBOX_NR_X
+};
+
+/* What one pass of the interrupt's work found. */
+#define MBOX_DID_RX		BIT(0)
+#define MBOX_DID_TXDONE		BIT(1)
+#define MBOX_DID_ROOM		BIT(2)
 
 struct mbox_dev {
 	struct device *dev;
@@ -97,8 +116,10 @@ struct mbox_dev {
 	u64 backlogged;			/* bit n: dest[n] keeps messages */
 	u32 held;			/* messages kept in all backlogs */
 	u32 room_cnt;			/* ROOM_CNT last seen */
+	unsigned int tx_waiters;	/* senders that want TXDONE interrupts */
 
 	atomic64_t cnt[MBOX_NR_COUNTERS];
+	atomic64_t xcnt[MBOX_NR_X];
 };
 
 static struct mbox_dev __rcu *mbox_cur;
@@ -115,6 +136,7 @@ static void mbox_count(struct mbox_dev *mb, enum mbox_counter c)
 
 static void mbox_kick(struct mbox_dev *mb)
 {
+	atomic64_inc(&mb->xcnt[MBOX_X_DOORBELLS]);
 	eusrv_vboard_kick(mb->kick, mb->kick_val);
 }
 
@@ -196,7 +218,7 @@ static void mbox_dispatch(struct mbox_dev *mb, unsigned int src, u64 msg)
 }
 
 /* Hand every inbound entry to its handler; rx_lock held, IRQs off. */
-static void mbox_drain_rx(struct mbox_dev *mb)
+static bool mbox_drain_rx(struct mbox_dev *mb)
 {
 	/* readl orders this load before the loads of the entries (acquire). */
 	u32 prod = readl(mb->regs + EUSRV_MBOX_RX_PROD);
@@ -218,7 +240,7 @@ static void mbox_drain_rx(struct mbox_dev *mb)
 		mbox_dispatch(mb, src, msg);
 	}
 	if (cons == mb->rx_cons)
-		return;
+		return false;
 	mb->rx_cons = cons;
 	writel(cons, mb->regs + EUSRV_MBOX_RX_CONS);
 	/*
@@ -229,6 +251,7 @@ static void mbox_drain_rx(struct mbox_dev *mb)
 	mb();
 	if (readl(mb->regs + EUSRV_MBOX_RX_STALLED))
 		mbox_kick(mb);
+	return true;
 }
 
 static void mbox_count_tx_failure(struct mbox_dev *mb, u32 status)
@@ -264,41 +287,69 @@ static void mbox_reaped_locked(struct mbox_dev *mb, unsigned int dst,
 }
 
 /*
- * Take the oldest completed outbound entry; false when there is none.  A
+ * Take the oldest completed outbound entry; false when there is none, or
+ * with QUIET when it failed (its report needs the interrupt's context).  A
  * refused one (BUSY) is kept for its destination here, under the lock, so
- * that it goes in before anything sent after it.
+ * that it goes in before anything sent after it.  tx_lock held.
  */
+static bool mbox_reap_one_locked(struct mbox_dev *mb, u64 *msg,
+				 unsigned int *dst, u32 *status, bool quiet)
+{
+	void __iomem *e;
+	u32 cons;
+
+	/* readl orders this load before the loads of the entry (acquire). */
+	cons = readl(mb->regs + EUSRV_MBOX_TX_CONS);
+	if (cons == mb->tx_reaped)
+		return false;
+	if (!eusrv_seq_within(mb->tx_reaped, cons, mb->tx_prod)) {
+		dev_err_ratelimited(mb->dev, "outbound consumer %u impossible (reaped %u, posted %u)\n",
+				    cons, mb->tx_reaped, mb->tx_prod);
+		return false;
+	}
+	e = mbox_txq_entry(mb, mb->tx_reaped);
+	*status = readl(e + MBOX_TXQ_STATUS);
+	if (quiet && *status != EUSRV_MBOX_ST_OK && *status != EUSRV_MBOX_ST_BUSY)
+		return false;
+	*msg = readq(e + MBOX_TXQ_DATA);
+	*dst = EUSRV_GA_NODE(readq(e + MBOX_TXQ_ADDR));
+	WRITE_ONCE(mb->tx_reaped, mb->tx_reaped + 1);
+	if (*dst < mb->nodes)
+		mbox_reaped_locked(mb, *dst, *status, *msg);
+	if (*status == EUSRV_MBOX_ST_BUSY && *dst < mb->nodes)
+		mbox_count(mb, MBOX_TX_REFUSED);
+	return true;
+}
+
 static bool mbox_reap_one(struct mbox_dev *mb, u64 *msg, unsigned int *dst,
 			  u32 *status)
 {
 	unsigned long flags;
-	bool got = false;
-	u32 cons;
+	bool got;
 
 	spin_lock_irqsave(&mb->tx_lock, flags);
-	/* readl orders this load before the loads of the entry (acquire). */
-	cons = readl(mb->regs + EUSRV_MBOX_TX_CONS);
-	if (cons != mb->tx_reaped &&
-	    !eusrv_seq_within(mb->tx_reaped, cons, mb->tx_prod)) {
-		dev_err_ratelimited(mb->dev, "outbound consumer %u impossible (reaped %u, posted %u)\n",
-				    cons, mb->tx_reaped, mb->tx_prod);
-	} else if (cons != mb->tx_reaped) {
-		void __iomem *e = mbox_txq_entry(mb, mb->tx_reaped);
-
-		*status = readl(e + MBOX_TXQ_STATUS);
-		*msg = readq(e + MBOX_TXQ_DATA);
-		*dst = EUSRV_GA_NODE(readq(e + MBOX_TXQ_ADDR));
-		WRITE_ONCE(mb->tx_reaped, mb->tx_reaped + 1);
-		got = true;
-		if (*dst < mb->nodes)
-			mbox_reaped_locked(mb, *dst, *status, *msg);
-	}
+	got = mbox_reap_one_locked(mb, msg, dst, status, false);
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	return got;
 }
 
+/*
+ * Reap what completed well or was refused, as the next store is posted
+ * or a waiting sender looks; failed stores are left to the interrupt
+ * (ERR_IE), which reports them.  tx_lock held.
+ */
+static void mbox_reap_quiet_locked(struct mbox_dev *mb)
+{
+	unsigned int dst;
+	u32 status;
+	u64 msg;
+
+	while (mbox_reap_one_locked(mb, &msg, &dst, &status, true))
+		;
+}
+
 /* Free completed outbound slots and report failures; hard-IRQ context. */
-static void mbox_reap_tx(struct mbox_dev *mb)
+static bool mbox_reap_tx(struct mbox_dev *mb)
 {
 	const struct eusrv_mbox_handler *h;
 	unsigned int dst;
@@ -309,12 +360,9 @@ static void mbox_reap_tx(struct mbox_dev *mb)
 	/* The lock is dropped around callbacks: they may send. */
 	while (mbox_reap_one(mb, &msg, &dst, &status)) {
 		any = true;
-		if (status == EUSRV_MBOX_ST_OK)
+		if (status == EUSRV_MBOX_ST_OK ||
+		    (status == EUSRV_MBOX_ST_BUSY && dst < mb->nodes))
 			continue;
-		if (status == EUSRV_MBOX_ST_BUSY && dst < mb->nodes) {
-			mbox_count(mb, MBOX_TX_REFUSED);
-			continue;
-		}
 		mbox_count_tx_failure(mb, status);
 		dev_dbg_ratelimited(mb->dev, "message %#llx to node %u not delivered: status %u\n",
 				    msg, dst, status);
@@ -328,6 +376,7 @@ static void mbox_reap_tx(struct mbox_dev *mb)
 	}
 	if (any)
 		wake_up(&mbox_tx_wq);
+	return any;
 }
 
 /* Post entry TX_PROD for NODE; tx_lock held, the caller kicks. */
@@ -370,11 +419,11 @@ static bool mbox_resend_locked(struct mbox_dev *mb, unsigned int dst)
 }
 
 /* Post again what refusing destinations keep; hard-IRQ context. */
-static void mbox_resend(struct mbox_dev *mb)
+static bool mbox_resend(struct mbox_dev *mb)
 {
 	unsigned long flags;
+	bool any = false, room_came = false;
 	unsigned int n;
-	bool any = false;
 	u32 room;
 
 	spin_lock_irqsave(&mb->tx_lock, flags);
@@ -386,6 +435,7 @@ static void mbox_resend(struct mbox_dev *mb)
 	room = readl(mb->regs + EUSRV_MBOX_ROOM_CNT);
 	if (room != mb->room_cnt) {
 		mb->room_cnt = room;
+		room_came = true;
 		mbox_count(mb, MBOX_ROOM);
 		for (n = 0; n < mb->nodes; n++)
 			mb->dest[n].room = true;
@@ -398,23 +448,41 @@ static void mbox_resend(struct mbox_dev *mb)
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	if (any)
 		wake_up(&mbox_tx_wq);
+	return room_came;
 }
 
-/* The interrupt's work; hard-IRQ context (interrupt or irq_work). */
-static void mbox_service(struct mbox_dev *mb)
+/* The interrupt's work, MBOX_DID_*; hard-IRQ context (interrupt or irq_work). */
+static unsigned int mbox_service(struct mbox_dev *mb)
 {
+	unsigned int did = 0;
+
 	spin_lock(&mb->rx_lock);
-	if (!mb->paused)
-		mbox_drain_rx(mb);
+	if (!mb->paused && mbox_drain_rx(mb))
+		did |= MBOX_DID_RX;
 	spin_unlock(&mb->rx_lock);
-	mbox_reap_tx(mb);
-	mbox_resend(mb);
+	if (mbox_reap_tx(mb))
+		did |= MBOX_DID_TXDONE;
+	if (mbox_resend(mb))
+		did |= MBOX_DID_ROOM;
+	return did;
 }
 
 static irqreturn_t mbox_irq(int irq, void *data)
 {
+	struct mbox_dev *mb = data;
+	unsigned int did;
+
 	/* Interrupts are edge-like: the block's state says what happened. */
-	mbox_service(data);
+	did = mbox_service(mb);
+	atomic64_inc(&mb->xcnt[MBOX_X_IRQS]);
+	if (did & MBOX_DID_RX)
+		atomic64_inc(&mb->xcnt[MBOX_X_IRQ_RX]);
+	if (did & MBOX_DID_TXDONE)
+		atomic64_inc(&mb->xcnt[MBOX_X_IRQ_TXDONE]);
+	if (did & MBOX_DID_ROOM)
+		atomic64_inc(&mb->xcnt[MBOX_X_IRQ_ROOM]);
+	if (!did)
+		atomic64_inc(&mb->xcnt[MBOX_X_IRQ_NONE]);
 	return IRQ_HANDLED;
 }
 
@@ -438,6 +506,7 @@ static void mbox_resume_fn(struct work_struct *work)
 /* What becomes of a message for NODE now (mbox_dest_take()); tx_lock held. */
 static enum mbox_take mbox_take_locked(struct mbox_dev *mb, unsigned int node)
 {
+	mbox_reap_quiet_locked(mb);
 	return mbox_dest_take(&mb->dest[node],
 			      mbox_ring_free(mb->tx_prod, mb->tx_reaped,
 					     EUSRV_MBOX_TXQ_DEPTH));
@@ -508,14 +577,38 @@ static bool mbox_tx_cond(bool (*cond)(struct mbox_dev *mb, unsigned int node),
 	return ret;
 }
 
+/*
+ * Completions interrupt (TXDONE_IE) while a sender waits for them; the
+ * waiter looks at the queue after turning them on, so none is missed.
+ */
+static void mbox_want_txdone(bool on)
+{
+	struct mbox_dev *mb;
+	unsigned long flags;
+
+	rcu_read_lock();
+	mb = rcu_dereference(mbox_cur);
+	if (mb) {
+		spin_lock_irqsave(&mb->tx_lock, flags);
+		if (on ? !mb->tx_waiters++ : mb->tx_waiters && !--mb->tx_waiters)
+			writel(MBOX_CTRL_ON | (on ? EUSRV_MBOX_CTRL_TXDONE_IE : 0),
+			       mb->regs + EUSRV_MBOX_CTRL);
+		spin_unlock_irqrestore(&mb->tx_lock, flags);
+	}
+	rcu_read_unlock();
+}
+
 /* Sleep until COND: 0 on timeout, > 0 when met, -ERESTARTSYS, -ENODEV. */
 static long mbox_wait_tx(bool (*cond)(struct mbox_dev *mb, unsigned int node),
 			 unsigned int node, long timeout)
 {
-	long ret = wait_event_interruptible_timeout(mbox_tx_wq,
-						    mbox_tx_cond(cond, node),
-						    timeout);
+	long ret;
 
+	mbox_want_txdone(true);
+	ret = wait_event_interruptible_timeout(mbox_tx_wq,
+					       mbox_tx_cond(cond, node),
+					       timeout);
+	mbox_want_txdone(false);
 	if (ret > 0 && !rcu_access_pointer(mbox_cur))
 		return -ENODEV;
 	return ret;
@@ -529,6 +622,7 @@ static bool mbox_can_take(struct mbox_dev *mb, unsigned int node)
 
 static bool mbox_tx_idle(struct mbox_dev *mb, unsigned int node)
 {
+	mbox_reap_quiet_locked(mb);
 	return mb->tx_prod == mb->tx_reaped && !mb->held;
 }
 
@@ -633,6 +727,25 @@ int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 	rcu_read_unlock();
 	return 0;
 }
+
+int eusrv_mbox_get_crossings(struct eusrv_mbox_crossings *x)
+{
+	struct mbox_dev *mb;
+
+	rcu_read_lock();
+	mb = rcu_dereference(mbox_cur);
+	if (mb) {
+		x->doorbells = atomic64_read(&mb->xcnt[MBOX_X_DOORBELLS]);
+		x->irqs = atomic64_read(&mb->xcnt[MBOX_X_IRQS]);
+		x->irq_rx = atomic64_read(&mb->xcnt[MBOX_X_IRQ_RX]);
+		x->irq_txdone = atomic64_read(&mb->xcnt[MBOX_X_IRQ_TXDONE]);
+		x->irq_room = atomic64_read(&mb->xcnt[MBOX_X_IRQ_ROOM]);
+		x->irq_none = atomic64_read(&mb->xcnt[MBOX_X_IRQ_NONE]);
+	}
+	rcu_read_unlock();
+	return mb ? 0 : -ENODEV;
+}
+EXPORT_SYMBOL_GPL(eusrv_mbox_get_crossings);
 
 void eusrv_mbox_reset_stats(void)
 {

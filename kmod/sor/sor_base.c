@@ -14,6 +14,9 @@
 #include "sor_base.h"
 
 atomic64_t sor_stats[SOR_NR_STATS];
+atomic64_t sor_xstats[SOR_NR_X];
+atomic64_t sor_msgs_sent[SOR_MSG_TYPES];
+atomic64_t sor_msgs_rcvd[SOR_MSG_TYPES];
 struct workqueue_struct *sor_wq;
 
 int sor_node(void)

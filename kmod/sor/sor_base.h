@@ -53,12 +53,40 @@ enum sor_stat {
 	SOR_NR_STATS
 };
 
+/* The crossings, one per counter of struct eusrv_sor_crossings, in order. */
+enum sor_xstat {
+	SOR_X_DOORBELLS,
+	SOR_X_IRQS,
+	SOR_X_PUSHES,
+	SOR_X_WAITS,
+	SOR_X_CREDITS,
+	SOR_X_LOCK_CALLS,
+	SOR_X_EMPTY_WAKES,
+	SOR_X_POLL_EMPTY,
+	SOR_X_MSGS_SENT,
+	SOR_X_MSGS_RCVD,
+	SOR_X_ARMS,
+	SOR_NR_X
+};
+
+#define SOR_MSG_TYPES	16	/* struct eusrv_sor_stats msgs_sent[] */
+
 extern atomic64_t sor_stats[SOR_NR_STATS];
+extern atomic64_t sor_xstats[SOR_NR_X];		/* every connection's, summed */
+extern atomic64_t sor_msgs_sent[SOR_MSG_TYPES];
+extern atomic64_t sor_msgs_rcvd[SOR_MSG_TYPES];
 extern struct workqueue_struct *sor_wq;
 
 static inline void sor_count(enum sor_stat s)
 {
 	atomic64_inc(&sor_stats[s]);
+}
+
+/* A protocol message of TYPE sent (by the CPU or the engine) or received. */
+static inline void sor_count_msg(atomic64_t *by_type, unsigned int type)
+{
+	if (type < SOR_MSG_TYPES)
+		atomic64_inc(&by_type[type]);
 }
 
 static inline void sor_count_add(enum sor_stat s, u64 n)

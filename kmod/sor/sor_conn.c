@@ -225,10 +225,14 @@ void sor_conn_flags_locked(struct sor_conn *c)
  * Wake whoever waits on C (WAIT, poll, read/write) and signal its O_ASYNC
  * owners: BAND is POLL_IN (data, EOF, state) or POLL_OUT (room).
  */
-void sor_conn_wake(struct sor_conn *c, int band)
+/*
+ * Wake whoever waits on C for the events in KEY (SOR_WAKE_*): keyed, so
+ * that a poller or WAIT for input does not wake for room and the reverse.
+ */
+void sor_conn_wake(struct sor_conn *c, __poll_t key)
 {
-	wake_up_all(&c->wq);
-	kill_fasync(&c->fasync, SIGIO, band);
+	__wake_up(&c->wq, TASK_NORMAL, 0, poll_to_key(key));
+	kill_fasync(&c->fasync, SIGIO, key & EPOLLIN ? POLL_IN : POLL_OUT);
 }
 
 void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
@@ -255,7 +259,7 @@ void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
 		}
 	}
 	sor_conn_flags_locked(c);
-	sor_conn_wake(c, POLL_IN);
+	sor_conn_wake(c, SOR_WAKE_ALL);
 	if (c->bg && !c->bg->done)
 		sor_conn_kick_locked(c, SOR_DO_CONNECT);
 }
@@ -373,6 +377,7 @@ void sor_conn_stat(struct sor_conn *c, struct eusrv_sor_conn_stat *s)
 	s->flags = (rcv_flags & 0xffff) << 16 | (snd_flags & 0xffff);
 	s->serial = c->serial;
 	spin_unlock_irqrestore(&c->lock, flags);
+	sor_crossings_read(c->x, &s->x);
 }
 
 /*

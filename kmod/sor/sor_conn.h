@@ -180,7 +180,36 @@ struct sor_conn {
 	u64 bytes_rcvd;
 	u64 transfers;
 	u64 serial;		/* conns_opened when established, 0 before */
+	atomic64_t x[SOR_NR_X];	/* its crossings (enum sor_xstat) */
 };
+
+/* N crossings of kind X for C, and for the node's sum. */
+static inline void sor_xcount_add(struct sor_conn *c, enum sor_xstat x, u64 n)
+{
+	atomic64_add(n, &c->x[x]);
+	atomic64_add(n, &sor_xstats[x]);
+}
+
+static inline void sor_xcount(struct sor_conn *c, enum sor_xstat x)
+{
+	sor_xcount_add(c, x, 1);
+}
+
+/* The counters X[] (enum sor_xstat) as the uapi has them. */
+static inline void sor_crossings_read(atomic64_t *x, struct eusrv_sor_crossings *out)
+{
+	out->doorbells = atomic64_read(&x[SOR_X_DOORBELLS]);
+	out->irqs = atomic64_read(&x[SOR_X_IRQS]);
+	out->pushes = atomic64_read(&x[SOR_X_PUSHES]);
+	out->waits = atomic64_read(&x[SOR_X_WAITS]);
+	out->credits = atomic64_read(&x[SOR_X_CREDITS]);
+	out->lock_calls = atomic64_read(&x[SOR_X_LOCK_CALLS]);
+	out->empty_wakes = atomic64_read(&x[SOR_X_EMPTY_WAKES]);
+	out->poll_empty = atomic64_read(&x[SOR_X_POLL_EMPTY]);
+	out->msgs_sent = atomic64_read(&x[SOR_X_MSGS_SENT]);
+	out->msgs_rcvd = atomic64_read(&x[SOR_X_MSGS_RCVD]);
+	out->arms = atomic64_read(&x[SOR_X_ARMS]);
+}
 
 /* C is established: it gets the node's next serial (STATS conns_opened). */
 static inline void sor_count_opened_locked(struct sor_conn *c)
@@ -227,7 +256,12 @@ void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err);
 void sor_conn_nack_start_locked(struct sor_conn *c, unsigned int reason);
 void sor_conn_abort_locked(struct sor_conn *c, int err, unsigned int reason);
 void sor_conn_flags_locked(struct sor_conn *c);
-void sor_conn_wake(struct sor_conn *c, int band);
+/* What a wake-up is for: input (data, EOF), room, or everything (state). */
+#define SOR_WAKE_IN	(EPOLLIN | EPOLLRDNORM)
+#define SOR_WAKE_OUT	(EPOLLOUT | EPOLLWRNORM)
+#define SOR_WAKE_ALL	(SOR_WAKE_IN | SOR_WAKE_OUT | EPOLLRDHUP | EPOLLERR | \
+			 EPOLLHUP)
+void sor_conn_wake(struct sor_conn *c, __poll_t key);
 bool sor_conn_may_retire_locked(struct sor_conn *c);
 unsigned int sor_conn_count(void);
 void sor_conn_for_each(void (*fn)(struct sor_conn *c, void *arg), void *arg);

@@ -34,7 +34,34 @@
 /* A message to NODE, from any context (a full mailbox refuses it). */
 int sor_send(unsigned int node, u64 msg)
 {
-	return eusrv_mbox_send(node, msg);
+	int ret = eusrv_mbox_send(node, msg);
+
+	if (!ret)
+		sor_count_msg(sor_msgs_sent, eusrv_msg_type(msg));
+	return ret;
+}
+
+/* As sor_send(), waiting up to MS for room; process context. */
+int sor_send_wait(unsigned int node, u64 msg, unsigned int ms)
+{
+	int ret = eusrv_mbox_send_wait(node, msg, msecs_to_jiffies(ms));
+
+	if (!ret)
+		sor_count_msg(sor_msgs_sent, eusrv_msg_type(msg));
+	return ret;
+}
+
+/* C's message to its peer, counted as C's crossing (sor_send or sor_send_wait). */
+int sor_conn_send(struct sor_conn *c, u64 msg, unsigned int wait_ms)
+{
+	int ret = wait_ms ? sor_send_wait(c->peer_node, msg, wait_ms) :
+		  sor_send(c->peer_node, msg);
+
+	if (!ret) {
+		sor_xcount(c, SOR_X_DOORBELLS);
+		sor_xcount(c, SOR_X_MSGS_SENT);
+	}
+	return ret;
 }
 
 /*
@@ -114,7 +141,7 @@ bool sor_data_check_head_locked(struct sor_conn *c, u32 *head)
 /* A message from the interrupt handler; the work item resends a refused one. */
 static void sor_data_send_locked(struct sor_conn *c, u64 msg, bool *owed)
 {
-	if (!sor_send(c->peer_node, msg))
+	if (!sor_conn_send(c, msg, 0))
 		return;
 	*owed = true;
 	sor_conn_kick_locked(c, SOR_DO_NOTIFY);
@@ -285,7 +312,7 @@ void sor_rx_data(struct sor_conn *c, u32 tail)
 	sor_count(SOR_S_DATA_IRQS);
 	c->rd_armed = false;
 	if (sor_data_sync_tail_locked(c))
-		sor_conn_wake(c, POLL_IN);
+		sor_conn_wake(c, SOR_WAKE_IN);
 	/* O_ASYNC: every new byte signals, so the next DATA is asked now. */
 	if (c->fasync)
 		sor_data_arm_at_tail_locked(c);
@@ -310,7 +337,7 @@ void sor_rx_fin(struct sor_conn *c, u32 pos)
 	c->eof = true;
 	c->rd_armed = false;
 	sor_conn_flags_locked(c);
-	sor_conn_wake(c, POLL_IN);
+	sor_conn_wake(c, SOR_WAKE_IN | EPOLLRDHUP);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 }
@@ -335,7 +362,7 @@ void sor_rx_sent(struct sor_conn *c, u32 head)
 	done = true;
 	/* Pairs with the writer's acquire load of head: the room is free. */
 	smp_store_release(&c->snd_hdr->head, head);
-	sor_conn_wake(c, POLL_OUT);
+	sor_conn_wake(c, SOR_WAKE_OUT);
 	sor_data_after_sent_locked(c);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
@@ -396,6 +423,7 @@ void sor_data_xfer(struct sor_conn *c)
 {
 	struct eusrv_cdma_xfer x = { .failed = sor_data_failed, .ctx = c };
 	unsigned long flags;
+	unsigned int i;
 	u32 n, tail;
 	int ret;
 
@@ -439,8 +467,15 @@ void sor_data_xfer(struct sor_conn *c)
 
 	sor_count(SOR_S_TRANSFERS);
 	ret = eusrv_cdma_submit(&x, msecs_to_jiffies(SOR_SUBMIT_TIMEOUT_MS));
-	if (ret)
+	if (ret) {
 		sor_data_failed(c, ret);
+		return;
+	}
+	/* One doorbell (the engine's TAILDESC) for the data and its messages. */
+	sor_xcount(c, SOR_X_DOORBELLS);
+	sor_xcount_add(c, SOR_X_MSGS_SENT, x.nr_msg);
+	for (i = 0; i < x.nr_msg; i++)
+		sor_count_msg(sor_msgs_sent, eusrv_msg_type(x.msg[i].msg));
 }
 
 /* The work item's part: FIN once every byte is confirmed. */
@@ -461,8 +496,7 @@ void sor_data_fin(struct sor_conn *c)
 	if (!msg)
 		return;
 	/* Every byte has its SENT, so it has landed: FIN comes after. */
-	ret = eusrv_mbox_send_wait(c->peer_node, msg,
-				   msecs_to_jiffies(SOR_SEND_TIMEOUT_MS));
+	ret = sor_conn_send(c, msg, SOR_SEND_TIMEOUT_MS);
 	if (ret) {
 		spin_lock_irqsave(&c->lock, flags);
 		sor_conn_abort_locked(c, EIO, ECONNRESET);
@@ -494,8 +528,7 @@ void sor_data_notify(struct sor_conn *c)
 	c->owe_data = false;
 	spin_unlock_irqrestore(&c->lock, flags);
 	for (i = 0; i < n; i++) {
-		if (eusrv_mbox_send_wait(c->peer_node, msg[i],
-					 msecs_to_jiffies(SOR_SEND_TIMEOUT_MS))) {
+		if (sor_conn_send(c, msg[i], SOR_SEND_TIMEOUT_MS)) {
 			spin_lock_irqsave(&c->lock, flags);
 			sor_conn_abort_locked(c, EIO, ECONNRESET);
 			spin_unlock_irqrestore(&c->lock, flags);
@@ -548,6 +581,7 @@ void sor_data_arm_at_tail_locked(struct sor_conn *c)
 	c->rd_armed = true;
 	c->rd_arm_pos = c->rcv_tail;
 	sor_count(SOR_S_ARMS_SENT);
+	sor_xcount(c, SOR_X_ARMS);
 	sor_data_send_locked(c, eusrv_sor_msg_pos(EUSRV_SOR_MSG_ARM, c->peer_id,
 						  c->id, c->rcv_tail),
 			     &c->owe_arm);

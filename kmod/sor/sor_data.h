@@ -10,6 +10,8 @@
 
 /* sor_data.c */
 int sor_send(unsigned int node, u64 msg);
+int sor_send_wait(unsigned int node, u64 msg, unsigned int ms);
+int sor_conn_send(struct sor_conn *c, u64 msg, unsigned int wait_ms);
 void sor_rx_credit(struct sor_conn *c, u32 head);
 void sor_rx_arm(struct sor_conn *c, u32 pos);
 void sor_rx_data(struct sor_conn *c, u32 tail);

@@ -378,7 +378,7 @@ static ssize_t sor_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 {
 	struct sor_conn *c = file->private_data;
-	__poll_t mask = 0;
+	__poll_t mask = 0, want;
 	u32 ev;
 
 	/* The socket's wake-ups come here too once it is TCP (sor_tcp.c). */
@@ -388,13 +388,15 @@ static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 	if (READ_ONCE(c->tcp))
 		return sor_tcp_poll(c, wait);
 	/*
-	 * Waiting for input asks the peer for DATA, as WAIT does; so does a
-	 * poll that finds data unread: an edge-triggered epoll polls only as
-	 * it reports, and the reader then drains the ring in user space
-	 * without a call, so what lands next must wake it.
+	 * Waiting for input asks to be woken by the next data, as WAIT does.
+	 * An edge-triggered epoll asks even with data unread: it polls only
+	 * as it reports, and its reader then drains the ring in user space
+	 * without a call, so what lands next must wake it.  Level-triggered
+	 * pollers look again by themselves while data is unread.
 	 */
-	if (poll_requested_events(wait) & (EPOLLIN | EPOLLRDNORM))
-		sor_data_arm(c, true);
+	want = poll_requested_events(wait);
+	if (want & (EPOLLIN | EPOLLRDNORM))
+		sor_data_arm(c, !!(want & EPOLLET));
 	ev = sor_file_events(c);
 	if (ev & EUSRV_SOR_W_RECV)
 		mask |= EPOLLIN | EPOLLRDNORM;
@@ -415,6 +417,9 @@ static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 			mask |= EPOLLHUP;
 		break;
 	}
+	/* A look after a wake-up (or epoll's after it reported) that found nothing. */
+	if (wait && !wait->_qproc && !(mask & want))
+		sor_xcount(c, SOR_X_POLL_EMPTY);
 	return mask;
 }
 
@@ -462,50 +467,106 @@ static u32 sor_wait_events(struct sor_conn *c, u32 events, u32 room)
 	return ev;
 }
 
-static long sor_ioc_wait(struct sor_conn *c, void __user *arg)
+struct sor_waiter {
+	struct wait_queue_entry wq;
+	__poll_t key;		/* the wake-ups it wants */
+};
+
+/* A keyed wake-up for other events passes a WAIT by. */
+static int sor_waiter_wake(struct wait_queue_entry *wq, unsigned int mode,
+			   int sync, void *key)
+{
+	struct sor_waiter *w = container_of(wq, struct sor_waiter, wq);
+
+	if (key && !(key_to_poll(key) & w->key))
+		return 0;
+	return autoremove_wake_function(wq, mode, sync, key);
+}
+
+/*
+ * Sleep until one of EVENTS holds (ROOM as sor_wait_events), TMO jiffies
+ * pass (MAX_SCHEDULE_TIMEOUT: forever) or a signal comes: the events,
+ * 0 on timeout, -ERESTARTSYS.  A wake-up that finds nothing it waits for
+ * is counted (wake-ups are keyed, so only a change it cannot see yet, or
+ * room short of ROOM, makes one).
+ */
+static long sor_wait_sleep(struct sor_conn *c, u32 events, u32 room, long tmo)
+{
+	struct sor_waiter w = {
+		.wq = {
+			.private = current,
+			.func = sor_waiter_wake,
+			.entry = LIST_HEAD_INIT(w.wq.entry),
+		},
+		.key = EPOLLERR | EPOLLHUP |
+		       (events & EUSRV_SOR_W_RECV ? SOR_WAKE_IN | EPOLLRDHUP : 0) |
+		       (events & EUSRV_SOR_W_SEND ? SOR_WAKE_OUT : 0),
+	};
+	bool woke = false;
+	long ret;
+
+	for (;;) {
+		prepare_to_wait(&c->wq, &w.wq, TASK_INTERRUPTIBLE);
+		ret = sor_wait_events(c, events, room);
+		if (ret)
+			break;
+		if (woke)
+			sor_xcount(c, SOR_X_EMPTY_WAKES);
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		if (!tmo)
+			break;
+		tmo = schedule_timeout(tmo);
+		woke = true;
+	}
+	finish_wait(&c->wq, &w.wq);
+	return ret;
+}
+
+static long sor_ioc_wait(struct sor_conn *c, void __user *arg, bool file_nb)
 {
 	const u32 all = EUSRV_SOR_W_RECV | EUSRV_SOR_W_SEND;
+	const u32 fl = EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_FILE;
 	struct eusrv_sor_wait w;
-	long left, tmo;
-	u32 rev;
+	bool nonblock;
+	long left;
 	int ret;
 
 	if (copy_from_user(&w, arg, sizeof(w)))
 		return -EFAULT;
-	if (!w.events || (w.events & ~all) || (w.flags & ~EUSRV_SOR_F_NONBLOCK) ||
+	if (!w.events || (w.events & ~all) || (w.flags & ~fl) ||
 	    w.room > c->snd_size || w.timeout_ns < -1)
 		return -EINVAL;
+	nonblock = (w.flags & EUSRV_SOR_F_NONBLOCK) ||
+		   ((w.flags & EUSRV_SOR_F_FILE) && file_nb);
 	if (w.events & EUSRV_SOR_W_RECV) {
 		/* The writer must not run short while we wait. */
 		ret = sor_data_credit(c, false);
 		if (ret == -EINVAL)
 			return ret;
 	}
-	rev = sor_wait_events(c, w.events, w.room);
-	if (!rev && !(w.flags & EUSRV_SOR_F_NONBLOCK) && w.timeout_ns) {
+	w.revents = sor_wait_events(c, w.events, w.room);
+	if (!w.revents && nonblock && (w.flags & EUSRV_SOR_F_FILE))
+		return -EAGAIN;
+	if (!w.revents && !nonblock && w.timeout_ns) {
 		if (w.events & EUSRV_SOR_W_RECV) {
 			ret = sor_data_arm(c, false);
 			if (ret == -EINVAL)
 				return ret;
 		}
-		tmo = max_t(long, 1, nsecs_to_jiffies(w.timeout_ns));
-		if (w.timeout_ns < 0)
-			left = wait_event_interruptible(c->wq,
-							sor_wait_events(c, w.events, w.room));
-		else
-			left = wait_event_interruptible_timeout(c->wq,
-								sor_wait_events(c, w.events,
-										w.room),
-								tmo);
+		left = sor_wait_sleep(c, w.events, w.room,
+				      w.timeout_ns < 0 ? MAX_SCHEDULE_TIMEOUT :
+				      max_t(long, 1, nsecs_to_jiffies(w.timeout_ns)));
 		/*
 		 * As a socket's own calls: restarted (SA_RESTART) when no
 		 * timeout was asked for, EINTR when one was.
 		 */
 		if (left < 0)
 			return w.timeout_ns < 0 ? -ERESTARTSYS : -EINTR;
-		rev = sor_wait_events(c, w.events, w.room);
+		w.revents = left;
 	}
-	w.revents = rev;
 	return copy_to_user(arg, &w, sizeof(w)) ? -EFAULT : 0;
 }
 
@@ -537,7 +598,7 @@ static long sor_ioc_shutdown(struct sor_conn *c, u32 how)
 		c->shut_wr = true;
 	}
 	sor_conn_flags_locked(c);
-	sor_conn_wake(c, POLL_IN);
+	sor_conn_wake(c, SOR_WAKE_ALL);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 	return ret;
@@ -584,11 +645,14 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	case EUSRV_SOR_INFO:
 		return sor_ioc_info(c, uarg);
 	case EUSRV_SOR_PUSH:
+		sor_xcount(c, SOR_X_PUSHES);
 		return sor_data_push(c);
 	case EUSRV_SOR_CREDIT:
+		sor_xcount(c, SOR_X_CREDITS);
 		return sor_data_credit(c, false);
 	case EUSRV_SOR_WAIT:
-		return sor_ioc_wait(c, uarg);
+		sor_xcount(c, SOR_X_WAITS);
+		return sor_ioc_wait(c, uarg, file->f_flags & O_NONBLOCK);
 	case EUSRV_SOR_SHUTDOWN:
 		if (get_user(how, (u32 __user *)uarg))
 			return -EFAULT;
@@ -600,8 +664,10 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		spin_unlock_irqrestore(&c->lock, flags);
 		return put_user(err, (s32 __user *)uarg);
 	case EUSRV_SOR_LOCK_WAIT:
+		sor_xcount(c, SOR_X_LOCK_CALLS);
 		return sor_ioc_lock(c, uarg, true);
 	case EUSRV_SOR_LOCK_WAKE:
+		sor_xcount(c, SOR_X_LOCK_CALLS);
 		return sor_ioc_lock(c, uarg, false);
 	case EUSRV_SOR_LINGER:
 		if (get_user(how, (u32 __user *)uarg))

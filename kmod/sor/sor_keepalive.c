@@ -163,8 +163,8 @@ void sor_rx_keepalive(unsigned int src, u64 msg)
 void sor_rx_probe(struct sor_conn *c, unsigned int kind)
 {
 	if (kind == EUSRV_SOR_PROBE_ASK)
-		sor_send(c->peer_node, eusrv_sor_msg_probe(c->peer_id, c->id,
-							   EUSRV_SOR_PROBE_ECHO));
+		sor_conn_send(c, eusrv_sor_msg_probe(c->peer_id, c->id,
+						     EUSRV_SOR_PROBE_ECHO), 0);
 	else if (kind != EUSRV_SOR_PROBE_ECHO)
 		sor_bad("conn %u: PROBE of kind %u from node %u\n", c->id, kind,
 			c->peer_node);
@@ -203,7 +203,7 @@ static void sor_ka_probe_one(struct sor_conn *c, void *arg)
 		msg = eusrv_sor_msg_probe(c->peer_id, c->id, EUSRV_SOR_PROBE_ASK);
 	}
 	spin_unlock_irq(&c->lock);
-	if (msg && !sor_send(c->peer_node, msg)) {
+	if (msg && !sor_conn_send(c, msg, 0)) {
 		sor_count(SOR_S_PROBES_SENT);
 		p->budget--;
 	}

@@ -24,6 +24,9 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include <eusrv/cdma.h>
+#include <eusrv/mbox.h>
+
 #include "sor_conn.h"
 #include "sor_data.h"
 #include "sor_file.h"
@@ -194,41 +197,76 @@ out:
 	return ret;
 }
 
+/* The crossings summed over every connection, and the blocks' own. */
+static void sor_ctl_crossings(struct eusrv_sor_stats *st)
+{
+	struct eusrv_mbox_crossings mx = {};
+	struct eusrv_cdma_crossings cx = {};
+	unsigned int i;
+
+	sor_crossings_read(sor_xstats, &st->x);
+	eusrv_mbox_get_crossings(&mx);
+	eusrv_cdma_get_crossings(&cx);
+	st->mbox_doorbells = mx.doorbells;
+	st->cdma_doorbells = cx.doorbells;
+	st->mbox_irqs = mx.irqs;
+	st->mbox_irq_rx = mx.irq_rx;
+	st->mbox_irq_txdone = mx.irq_txdone;
+	st->mbox_irq_room = mx.irq_room;
+	st->mbox_irq_none = mx.irq_none;
+	st->cdma_irqs = cx.irqs;
+	st->cdma_irq_ioc = cx.irq_ioc;
+	st->cdma_irq_dly = cx.irq_dly;
+	st->cdma_irq_err = cx.irq_err;
+	for (i = 0; i < SOR_MSG_TYPES; i++) {
+		st->msgs_sent[i] = atomic64_read(&sor_msgs_sent[i]);
+		st->msgs_rcvd[i] = atomic64_read(&sor_msgs_rcvd[i]);
+	}
+}
+
 static long sor_ctl_stats(void __user *arg)
 {
-	struct eusrv_sor_stats st = {};
+	struct eusrv_sor_stats *st;
 	int node = sor_node();
+	long ret;
 
-	st.node = node < 0 ? 0 : node;
-	st.conns = sor_conn_count();
-	st.conns_opened = atomic64_read(&sor_stats[SOR_S_OPENED]);
-	st.conns_refused = atomic64_read(&sor_stats[SOR_S_REFUSED]);
-	st.connect_failed = atomic64_read(&sor_stats[SOR_S_CONNECT_FAILED]);
-	st.bytes_sent = atomic64_read(&sor_stats[SOR_S_BYTES_SENT]);
-	st.bytes_rcvd = atomic64_read(&sor_stats[SOR_S_BYTES_RCVD]);
-	st.transfers = atomic64_read(&sor_stats[SOR_S_TRANSFERS]);
-	st.transfer_errors = atomic64_read(&sor_stats[SOR_S_XFER_ERRORS]);
-	st.credits_sent = atomic64_read(&sor_stats[SOR_S_CREDITS_SENT]);
-	st.credits_rcvd = atomic64_read(&sor_stats[SOR_S_CREDITS_RCVD]);
-	st.nacks_sent = atomic64_read(&sor_stats[SOR_S_NACKS_SENT]);
-	st.nacks_rcvd = atomic64_read(&sor_stats[SOR_S_NACKS_RCVD]);
-	st.nack_resends = atomic64_read(&sor_stats[SOR_S_NACK_RESENDS]);
-	st.bad_messages = atomic64_read(&sor_stats[SOR_S_BAD_MSG]);
-	st.bad_user = atomic64_read(&sor_stats[SOR_S_BAD_USER]);
-	st.peer_resets = atomic64_read(&sor_stats[SOR_S_PEER_RESETS]);
-	st.notes = atomic64_read(&sor_stats[SOR_S_NOTES]);
-	st.nodes_up = sor_ka_nodes_up();
-	st.arms_sent = atomic64_read(&sor_stats[SOR_S_ARMS_SENT]);
-	st.data_irqs = atomic64_read(&sor_stats[SOR_S_DATA_IRQS]);
-	st.resets_sent = atomic64_read(&sor_stats[SOR_S_RESETS_SENT]);
-	st.resets_rcvd = atomic64_read(&sor_stats[SOR_S_RESETS_RCVD]);
-	st.probes_sent = atomic64_read(&sor_stats[SOR_S_PROBES_SENT]);
-	st.quarantined = sor_quar_bytes() + sor_conn_fencing_bytes();
-	st.locks_freed = atomic64_read(&sor_stats[SOR_S_LOCKS_FREED]);
-	st.ring_bytes = sor_pool_bytes_out();
-	st.charged_pages = sor_charged_pages();
-	st.listeners = sor_setup_listeners();
-	return copy_to_user(arg, &st, sizeof(st)) ? -EFAULT : 0;
+	/* Too big for the stack. */
+	st = kzalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	st->node = node < 0 ? 0 : node;
+	st->conns = sor_conn_count();
+	st->conns_opened = atomic64_read(&sor_stats[SOR_S_OPENED]);
+	st->conns_refused = atomic64_read(&sor_stats[SOR_S_REFUSED]);
+	st->connect_failed = atomic64_read(&sor_stats[SOR_S_CONNECT_FAILED]);
+	st->bytes_sent = atomic64_read(&sor_stats[SOR_S_BYTES_SENT]);
+	st->bytes_rcvd = atomic64_read(&sor_stats[SOR_S_BYTES_RCVD]);
+	st->transfers = atomic64_read(&sor_stats[SOR_S_TRANSFERS]);
+	st->transfer_errors = atomic64_read(&sor_stats[SOR_S_XFER_ERRORS]);
+	st->credits_sent = atomic64_read(&sor_stats[SOR_S_CREDITS_SENT]);
+	st->credits_rcvd = atomic64_read(&sor_stats[SOR_S_CREDITS_RCVD]);
+	st->nacks_sent = atomic64_read(&sor_stats[SOR_S_NACKS_SENT]);
+	st->nacks_rcvd = atomic64_read(&sor_stats[SOR_S_NACKS_RCVD]);
+	st->nack_resends = atomic64_read(&sor_stats[SOR_S_NACK_RESENDS]);
+	st->bad_messages = atomic64_read(&sor_stats[SOR_S_BAD_MSG]);
+	st->bad_user = atomic64_read(&sor_stats[SOR_S_BAD_USER]);
+	st->peer_resets = atomic64_read(&sor_stats[SOR_S_PEER_RESETS]);
+	st->notes = atomic64_read(&sor_stats[SOR_S_NOTES]);
+	st->nodes_up = sor_ka_nodes_up();
+	st->arms_sent = atomic64_read(&sor_stats[SOR_S_ARMS_SENT]);
+	st->data_irqs = atomic64_read(&sor_stats[SOR_S_DATA_IRQS]);
+	st->resets_sent = atomic64_read(&sor_stats[SOR_S_RESETS_SENT]);
+	st->resets_rcvd = atomic64_read(&sor_stats[SOR_S_RESETS_RCVD]);
+	st->probes_sent = atomic64_read(&sor_stats[SOR_S_PROBES_SENT]);
+	st->quarantined = sor_quar_bytes() + sor_conn_fencing_bytes();
+	st->locks_freed = atomic64_read(&sor_stats[SOR_S_LOCKS_FREED]);
+	st->ring_bytes = sor_pool_bytes_out();
+	st->charged_pages = sor_charged_pages();
+	st->listeners = sor_setup_listeners();
+	sor_ctl_crossings(st);
+	ret = copy_to_user(arg, st, sizeof(*st)) ? -EFAULT : 0;
+	kfree(st);
+	return ret;
 }
 
 static long sor_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

@@ -80,8 +80,7 @@ void sor_nack_send(struct sor_conn *c)
 	/* Fault injection: lost on the way; the timer resends it. */
 	if (atomic_add_unless(&sor_drop_nacks, -1, 0))
 		return;
-	ret = eusrv_mbox_send_wait(c->peer_node, msg,
-				   msecs_to_jiffies(SOR_NACK_SEND_TIMEOUT_MS));
+	ret = sor_conn_send(c, msg, SOR_NACK_SEND_TIMEOUT_MS);
 	if (!ret)
 		sor_count(SOR_S_NACKS_SENT);
 	/* A failed send is retried by the timer like a lost one. */
@@ -142,8 +141,7 @@ void sor_nack_reply(struct sor_conn *c)
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (!msg)
 		return;
-	if (!eusrv_mbox_send_wait(c->peer_node, msg,
-				  msecs_to_jiffies(SOR_NACK_SEND_TIMEOUT_MS)))
+	if (!sor_conn_send(c, msg, SOR_NACK_SEND_TIMEOUT_MS))
 		sor_count(SOR_S_NACKS_SENT);
 	/* Lost: the peer resends its request, which is answered again. */
 	sor_conn_kick(c, SOR_DO_RETIRE);

@@ -70,10 +70,13 @@ static void sor_rx_conn_msg(unsigned int src, unsigned int type,
 	if (type == EUSRV_SOR_MSG_SENT) {
 		/* Our own engine's note. */
 		c = src == (unsigned int)sor_node() ? sor_conn_get(id) : NULL;
-		if (c && eusrv_sor_pos_wellformed(msg) && from == id)
+		if (c && eusrv_sor_pos_wellformed(msg) && from == id) {
+			sor_xcount(c, SOR_X_IRQS);
+			sor_xcount(c, SOR_X_MSGS_RCVD);
 			sor_rx_sent(c, eusrv_sor_pos_decode(msg));
-		else
+		} else {
 			sor_bad("SENT %#llx from node %u for no transfer\n", msg, src);
+		}
 		if (c)
 			sor_conn_put(c);
 		return;
@@ -93,6 +96,8 @@ static void sor_rx_conn_msg(unsigned int src, unsigned int type,
 		goto out;
 	}
 	WRITE_ONCE(c->heard, jiffies);
+	sor_xcount(c, SOR_X_IRQS);
+	sor_xcount(c, SOR_X_MSGS_RCVD);
 	switch (type) {
 	case EUSRV_SOR_MSG_CONNRPL:
 		sor_rx_connrpl(c, src, msg);
@@ -126,6 +131,7 @@ static void sor_rx(void *ctx, unsigned int src, u64 msg)
 	unsigned int type = eusrv_msg_type(msg), id = eusrv_msg_conn(msg);
 
 	sor_ka_heard(src);
+	sor_count_msg(sor_msgs_rcvd, type);
 	switch (type) {
 	case EUSRV_SOR_MSG_CONNRQ:
 		sor_rx_connrq(src, id, msg);

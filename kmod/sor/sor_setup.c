@@ -439,8 +439,7 @@ void sor_setup_dummy(struct sor_conn *c)
 
 static int sor_setup_send(unsigned int node, u64 msg)
 {
-	return eusrv_mbox_send_wait(node, msg,
-				    msecs_to_jiffies(SOR_SETUP_SEND_TIMEOUT_MS));
+	return sor_send_wait(node, msg, SOR_SETUP_SEND_TIMEOUT_MS);
 }
 
 /*
@@ -909,7 +908,7 @@ static int sor_connect_give_up_locked(struct sor_conn *c, int err)
 		c->so_error = err;
 		sor_conn_flags_locked(c);
 		sor_conn_arm_locked(c, SOR_QUARANTINE_MS);
-		sor_conn_wake(c, POLL_IN);
+		sor_conn_wake(c, SOR_WAKE_ALL);
 	} else {
 		sor_conn_abort_locked(c, err, err == ENOMEM ? ENOMEM : ECONNABORTED);
 	}
@@ -1053,7 +1052,7 @@ static void sor_setup_bg_fail(struct sor_conn *c, int err)
 		sor_conn_kick_locked(c, SOR_DO_RETIRE);
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
-	sor_conn_wake(c, POLL_OUT);
+	sor_conn_wake(c, SOR_WAKE_ALL);
 }
 
 /*

@@ -29,6 +29,8 @@ struct fake {
 	unsigned char data[SIZE];
 	struct usor_ring r;
 	int pushes, credits, waits, nb_waits, lock_waits;
+	int fcntls;		/* asked whether non-blocking */
+	int file_eagain;	/* WAITs "as the file" that said EAGAIN */
 	int err;		/* what get_error returns */
 	bool nonblock;
 	int64_t now;
@@ -84,7 +86,7 @@ static int k_credit(void *ctx)
 	return 0;
 }
 
-static int k_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout,
+static int k_wait(void *ctx, uint32_t events, int nonblock, int64_t timeout,
 		  uint32_t room, uint32_t *revents)
 {
 	struct fake *f = ctx;
@@ -92,9 +94,14 @@ static int k_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout,
 	(void)timeout;
 	(void)room;
 	*revents = 0;
-	if (nonblock) {
+	if (nonblock > 0) {
 		f->nb_waits++;
 		return 0;
+	}
+	/* As the kernel's EUSRV_SOR_F_FILE: nothing holds here. */
+	if (nonblock < 0 && f->nonblock) {
+		f->file_eagain++;
+		return -EAGAIN;
 	}
 	f->waits++;
 	if (f->wait_ret)
@@ -141,7 +148,10 @@ static int k_get_error(void *ctx)
 
 static bool k_nonblocking(void *ctx)
 {
-	return ((struct fake *)ctx)->nonblock;
+	struct fake *f = ctx;
+
+	f->fcntls++;
+	return f->nonblock;
 }
 
 /* The fake's clock, or the real one when now is -1 (spinning threads). */
@@ -277,13 +287,26 @@ static void test_recv(void)
 	/* empty, blocking: sleeps once, gets data */
 	fake_init(&f, 0);
 	f.on_wait = on_wait_deliver6;
-	ok(rx(&f, b, 100, 0) == 6 && f.waits == 1, "empty ring: sleeps in WAIT, then 6 bytes");
-	/* empty, non-blocking: EAGAIN with no kernel call (data is pushed to us) */
+	ok(rx(&f, b, 100, 0) == 6 && f.waits == 1 && f.fcntls == 0,
+	   "empty ring: sleeps in WAIT, then 6 bytes; no fcntl before the wait");
+	/*
+	 * empty, non-blocking: the first time, the WAIT "as the file" says
+	 * EAGAIN; after that fcntl says so, and no WAIT is made
+	 */
 	f.on_wait = NULL;
 	f.nonblock = true;
-	ok(rx(&f, b, 10, 0) == -EAGAIN && f.nb_waits == 0 && f.waits == 1,
-	   "O_NONBLOCK, empty: EAGAIN, no WAIT");
+	ok(rx(&f, b, 10, 0) == -EAGAIN && f.file_eagain == 1 && f.waits == 1 &&
+	   f.nb_waits == 0, "O_NONBLOCK, empty, first time: WAIT says EAGAIN");
+	ok(rx(&f, b, 10, 0) == -EAGAIN && f.file_eagain == 1 && f.fcntls == 1 &&
+	   f.nb_waits == 0 && f.waits == 1,
+	   "O_NONBLOCK, empty, again: EAGAIN, no WAIT (fcntl asked)");
 	f.nonblock = false;
+	f.on_wait = on_wait_deliver6;
+	ok(rx(&f, b, 100, 0) == 6 && f.waits == 2 && f.fcntls == 2,
+	   "blocking again: fcntl says so once, then sleeps in WAIT");
+	ok(rx(&f, b, 100, 0) == 6 && f.waits == 3 && f.fcntls == 2,
+	   "and the next blocking wait asks no fcntl");
+	f.on_wait = NULL;
 	ok(rx(&f, b, 10, USOR_X_DONTWAIT) == -EAGAIN && f.nb_waits == 0,
 	   "MSG_DONTWAIT, empty: EAGAIN, no WAIT");
 	ok(rx(&f, b, 0, 0) == 0, "zero-length recv returns 0 at once");
@@ -494,6 +517,13 @@ static void test_send(void)
 	f.nonblock = true;
 	ok(tx(&f, src, 100, 0) == SIZE && f.hdr.tail == SIZE,
 	   "O_NONBLOCK: partial send fills the ring (64 of 100)");
+	f.hdr.tail = f.hdr.head = 0;
+	f.hdr.tail = 60;
+	usor_ring_seen_init(&f.r);
+	f.r.nb_hint = 0;
+	ok(tx(&f, src, 10, 0) == 4 && f.file_eagain >= 1,
+	   "O_NONBLOCK unknown, 4 of a small send's 10 fit: WAIT says EAGAIN, 4 go");
+	f.hdr.tail = SIZE;
 	ok(tx(&f, src, 10, 0) == -EAGAIN, "O_NONBLOCK, ring full: EAGAIN");
 	f.nonblock = false;
 	ok(tx(&f, src, 10, USOR_X_DONTWAIT) == -EAGAIN, "MSG_DONTWAIT, ring full: EAGAIN");

@@ -324,6 +324,37 @@ static uint32_t seen_head(struct usor_ring *r, uint32_t tail, uint32_t want)
 	return h;
 }
 
+/*
+ * Whether this call must not wait: as its flags say (NONBLOCK 1), or, when
+ * the descriptor was non-blocking last time, as fcntl says now.  -1: most
+ * likely blocking; the WAIT then says (-EAGAIN) if it is not, so a
+ * blocking wait costs no fcntl.
+ */
+static int nonblock_now(struct usor_ring *r, const struct usor_kops *k,
+			void *ctx, int nonblock)
+{
+	int nb;
+
+	if (nonblock >= 0 || !__atomic_load_n(&r->nb_hint, __ATOMIC_RELAXED))
+		return nonblock;
+	nb = k->nonblocking(ctx) ? 1 : 0;
+	__atomic_store_n(&r->nb_hint, nb, __ATOMIC_RELAXED);
+	return nb;
+}
+
+/*
+ * A WAIT that may be non-blocking as the file says (NONBLOCK -1) told us
+ * it is (-EAGAIN): remember, and go on as a non-blocking call.
+ */
+static bool found_nonblocking(struct usor_ring *r, int *nonblock, int e)
+{
+	if (e != -EAGAIN || *nonblock >= 0)
+		return false;
+	__atomic_store_n(&r->nb_hint, 1, __ATOMIC_RELAXED);
+	*nonblock = 1;
+	return true;
+}
+
 /* ---- receive -------------------------------------------------------------- */
 
 ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx,
@@ -422,9 +453,8 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 			}
 			break;
 		}
-		if (nonblock < 0)
-			nonblock = k->nonblocking(ctx);
-		if (nonblock) {
+		nonblock = nonblock_now(r, k, ctx, nonblock);
+		if (nonblock > 0) {
 			ret = done ? (ssize_t)done : -EAGAIN;
 			break;
 		}
@@ -454,8 +484,8 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 		}
 		/* Never waiting with the lock held (others may go on meanwhile). */
 		usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
-		e = k->wait(ctx, EUSRV_SOR_W_RECV, false, left, 0, &rev);
-		if (e && e != -ETIMEDOUT)
+		e = k->wait(ctx, EUSRV_SOR_W_RECV, nonblock, left, 0, &rev);
+		if (e && e != -ETIMEDOUT && !found_nonblocking(r, &nonblock, e))
 			return done ? (ssize_t)done : e;
 		e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 		if (e)
@@ -519,9 +549,8 @@ ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx
 		full = used == r->size;
 		/* A small blocking send goes in whole, as a pipe's PIPE_BUF. */
 		if (whole && !done && r->size - used < whole) {
-			if (nonblock < 0)
-				nonblock = k->nonblocking(ctx);
-			full = full || !nonblock;
+			nonblock = nonblock_now(r, k, ctx, nonblock);
+			full = full || nonblock <= 0;
 		}
 		if (!full) {
 			ssize_t n = src_to_ring(r, tail, r->size - used, src, &c,
@@ -548,9 +577,8 @@ ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx
 				continue;	/* short fill: go on */
 		}
 		/* The ring is full (for this send). */
-		if (nonblock < 0)
-			nonblock = k->nonblocking(ctx);
-		if (nonblock) {
+		nonblock = nonblock_now(r, k, ctx, nonblock);
+		if (nonblock > 0) {
 			ret = done ? (ssize_t)done : -EAGAIN;
 			break;
 		}
@@ -570,9 +598,10 @@ ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx
 			spin(k, ctx, &h->head, USOR_LOAD(&h->head), &h->flags, flags,
 			     x->spin_ns);
 		} else {
-			e = k->wait(ctx, EUSRV_SOR_W_SEND, false, left_ns,
+			e = k->wait(ctx, EUSRV_SOR_W_SEND, nonblock, left_ns,
 				    whole && !done ? whole : 0, &rev);
-			if (e && e != -ETIMEDOUT)
+			if (e && e != -ETIMEDOUT &&
+			    !found_nonblocking(r, &nonblock, e))
 				return done ? (ssize_t)done : e;
 			spun = false;
 		}

@@ -38,14 +38,24 @@ struct usor_ring {
 	 */
 	uint32_t seen;
 	struct usor_spin spin;	/* receive rings; accessed with atomics */
+	/*
+	 * Whether the descriptor was non-blocking when last found out (the
+	 * kernel's WAIT or fcntl says; atomics): only a hint of which of the
+	 * two to ask, so that a blocking wait needs no fcntl before it.
+	 */
+	int nb_hint;
 };
 
 /* The kernel's side; every function returns 0 or a negative errno. */
 struct usor_kops {
 	int (*push)(void *ctx);
 	int (*credit)(void *ctx);
-	/* EUSRV_SOR_WAIT: EVENTS, NONBLOCK, TIMEOUT_NS (-1 forever), ROOM */
-	int (*wait)(void *ctx, uint32_t events, bool nonblock,
+	/*
+	 * EUSRV_SOR_WAIT: EVENTS, NONBLOCK (1 only report, 0 block, -1 as the
+	 * file: -EAGAIN if it is non-blocking and nothing holds), TIMEOUT_NS
+	 * (-1 forever), ROOM
+	 */
+	int (*wait)(void *ctx, uint32_t events, int nonblock,
 		    int64_t timeout_ns, uint32_t room, uint32_t *revents);
 	int (*lock_wait)(void *ctx, uint32_t which);
 	int (*lock_wake)(void *ctx, uint32_t which);

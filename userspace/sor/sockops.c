@@ -46,7 +46,7 @@ void usor_wait_abandoned(void *c)
  * and hands it to usor_wait_abandoned when the thread exits.  The rings'
  * lock is never held across the wait.
  */
-static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns,
+static int kx_wait(void *ctx, uint32_t events, int nonblock, int64_t timeout_ns,
 		   uint32_t room, uint32_t *revents)
 {
 	const struct usor_kctx *k = ctx;
@@ -55,7 +55,8 @@ static int kx_wait(void *ctx, uint32_t events, bool nonblock, int64_t timeout_ns
 
 	memset(&w, 0, sizeof(w));
 	w.events = events;
-	w.flags = nonblock ? EUSRV_SOR_F_NONBLOCK : 0;
+	w.flags = nonblock > 0 ? EUSRV_SOR_F_NONBLOCK :
+		  nonblock < 0 ? EUSRV_SOR_F_FILE : 0;
 	w.timeout_ns = timeout_ns;
 	w.room = room;
 	usor_r->wait_begin(k->c);

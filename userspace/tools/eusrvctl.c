@@ -187,6 +187,41 @@ static const char *addr_of(const struct usor_peers *p, uint32_t node, char out[1
 	return usor_ipv4_str(e->addr[0], out);
 }
 
+/* Every crossing counter, as NAME=VALUE with PREFIX, each followed by SEP. */
+static void print_crossings(const char *prefix, const struct eusrv_sor_crossings *x,
+			    const char *sep)
+{
+#define X(f) printf("%s" #f "=%" PRIu64 "%s", prefix, (uint64_t)x->f, sep)
+	X(doorbells);
+	X(irqs);
+	X(pushes);
+	X(waits);
+	X(credits);
+	X(lock_calls);
+	X(empty_wakes);
+	X(poll_empty);
+	X(msgs_sent);
+	X(msgs_rcvd);
+	X(arms);
+#undef X
+}
+
+/* Protocol messages by type, by their names (docs/protocol.md section 2). */
+static void print_msgs(const char *prefix, const __u64 *n)
+{
+	static const char *const name[16] = {
+		[0x1] = "connrq", [0x2] = "connrpl", [0x3] = "credit",
+		[0x4] = "data", [0x5] = "sent", [0x6] = "fin", [0x7] = "nack",
+		[0x8] = "keepalive", [0x9] = "arm", [0xa] = "probe",
+		[0xb] = "rst",
+	};
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		if (name[i])
+			printf("%s%s=%" PRIu64 "\n", prefix, name[i], (uint64_t)n[i]);
+}
+
 static int cmd_conns(bool closed)
 {
 	struct eusrv_sor_conn_stat *cs = NULL;
@@ -248,6 +283,7 @@ static int cmd_conns(bool closed)
 		       (uint64_t)c->serial);
 		if (c->so_error)
 			printf(" error=%s", strerror(c->so_error));
+		print_crossings(" x_", &c->x, "");
 		printf("\n");
 	}
 	for (i = 0; i < nn; i++) {
@@ -308,7 +344,21 @@ static int cmd_stats(void)
 	P(ring_bytes);
 	P(charged_pages);
 	P(listeners);
+	P(mbox_doorbells);
+	P(cdma_doorbells);
+	P(mbox_irqs);
+	P(mbox_irq_rx);
+	P(mbox_irq_txdone);
+	P(mbox_irq_room);
+	P(mbox_irq_none);
+	P(cdma_irqs);
+	P(cdma_irq_ioc);
+	P(cdma_irq_dly);
+	P(cdma_irq_err);
 #undef P
+	print_crossings("x_", &s.x, "\n");
+	print_msgs("msgs_sent_", s.msgs_sent);
+	print_msgs("msgs_rcvd_", s.msgs_rcvd);
 	printf("nodes_up=0x%" PRIx64 "\n", (uint64_t)s.nodes_up);
 	return 0;
 }

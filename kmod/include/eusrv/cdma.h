@@ -55,4 +55,16 @@ void eusrv_cdma_sync(void *ctx);
 /* This node's number, or -ENODEV while no engine is bound. */
 int eusrv_cdma_node_id(void);
 
+/* What the engine's users have cost since it was bound: doorbells, interrupts by cause. */
+struct eusrv_cdma_crossings {
+	u64 doorbells;
+	u64 irqs;
+	u64 irq_ioc;
+	u64 irq_dly;
+	u64 irq_err;
+};
+
+/* 0, or -ENODEV while no engine is bound. */
+int eusrv_cdma_get_crossings(struct eusrv_cdma_crossings *x);
+
 #endif /* EUSRV_CDMA_H */

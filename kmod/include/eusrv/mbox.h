@@ -63,4 +63,20 @@ int eusrv_mbox_node_id(void);
 /* Nodes on the board (node numbers are below it), or 0 without a mailbox. */
 unsigned int eusrv_mbox_nodes(void);
 
+/*
+ * What the block's users have cost since it was bound: doorbells (kicks)
+ * and interrupts, by what the handler found (one may have several causes).
+ */
+struct eusrv_mbox_crossings {
+	u64 doorbells;
+	u64 irqs;
+	u64 irq_rx;		/* inbound messages */
+	u64 irq_txdone;		/* completed outbound entries */
+	u64 irq_room;		/* a FIFO that refused us has room */
+	u64 irq_none;		/* nothing left to do */
+};
+
+/* 0, or -ENODEV while no mailbox is bound. */
+int eusrv_mbox_get_crossings(struct eusrv_mbox_crossings *x);
+
 #endif /* EUSRV_MBOX_H */

@@ -100,10 +100,13 @@ struct eusrv_sor_ring_hdr {
 	__u32 flags;		/* EUSRV_SOR_RF_* */
 	/*
 	 * Send ring: non-zero when the kernel will not look at the tail by
-	 * itself (no transfer in flight, no credit awaited): after moving
-	 * the tail, user space issues a full barrier, reads need_push and
-	 * calls EUSRV_SOR_PUSH if it is set.  The kernel sets it, issues a
-	 * full barrier and reads the tail again, so no write is missed.
+	 * itself: no transfer in flight, or one whose end it learns only
+	 * when asked (a lone transfer does not interrupt when it ends); zero
+	 * while a transfer's end or the peer's credit will make it look.
+	 * After moving the tail, user space issues a full barrier, reads
+	 * need_push and calls EUSRV_SOR_PUSH if it is set.  The kernel sets
+	 * it, issues a full barrier and reads the tail again, so no write is
+	 * missed.
 	 */
 	__u32 need_push;
 	/*
@@ -277,6 +280,32 @@ struct eusrv_sor_note {
 	__u32 reserved;
 };
 
+/*
+ * What the data path costs, in crossings (docs/protocol.md section 4):
+ * doorbells (register writes that start a block of the board), interrupts
+ * and system calls.  Per connection in LIST; summed over every connection
+ * in STATS, which also has the blocks' own node-wide counts.
+ */
+struct eusrv_sor_crossings {
+	__u64 doorbells;	/* transfers submitted + messages posted by the CPU */
+	__u64 irqs;		/* messages received for it (one interrupt each at most) */
+	__u64 pushes;		/* PUSH calls */
+	__u64 waits;		/* WAIT calls */
+	__u64 credits;		/* CREDIT calls */
+	__u64 lock_calls;	/* LOCK_WAIT and LOCK_WAKE calls */
+	__u64 empty_wakes;	/* a WAIT that slept woke with nothing it waits for */
+	/*
+	 * poll calls after the first (a poll table without a queue function:
+	 * a wake-up, or a level-triggered epoll's look after it reported)
+	 * that found none of the events asked for
+	 */
+	__u64 poll_empty;
+	__u64 msgs_sent;	/* protocol messages sent, by the CPU or the engine */
+	__u64 msgs_rcvd;
+	__u64 arms;		/* times a reader asked to be woken by the next data */
+	__u64 reserved;
+};
+
 /* Per-connection view for eusrvctl conns (LIST). */
 struct eusrv_sor_conn_stat {
 	__u32 id;		/* local connection id */
@@ -307,6 +336,7 @@ struct eusrv_sor_conn_stat {
 	 * everyone, but pid only to its owner and CAP_NET_ADMIN (0 else).
 	 */
 	__u32 uid;
+	struct eusrv_sor_crossings x;	/* what its data path cost */
 };
 
 /* LIST flags */
@@ -364,7 +394,7 @@ struct eusrv_sor_stats {
 	 * so a zero field means a driver that does not fill it in.
 	 */
 	__u64 nodes_up;
-	__u64 arms_sent;		/* "wake me" (ARM) before sleeping */
+	__u64 arms_sent;		/* a reader asked the next data to wake it */
 	__u64 data_irqs;		/* DATA notifications received */
 	__u64 resets_sent;		/* RST for a connection we do not know */
 	__u64 resets_rcvd;
@@ -379,6 +409,27 @@ struct eusrv_sor_stats {
 	__u64 charged_pages;		/* pages charged to users' locked_vm */
 	__u32 listeners;		/* LISTEN registrations */
 	__u32 reserved;
+	/* The crossings of every connection, live and ended. */
+	struct eusrv_sor_crossings x;
+	/*
+	 * The blocks' own counts, node-wide (keepalives and every other user
+	 * included): doorbells by block, interrupts by what the handler found
+	 * (one interrupt may have several causes).
+	 */
+	__u64 mbox_doorbells;
+	__u64 cdma_doorbells;
+	__u64 mbox_irqs;
+	__u64 mbox_irq_rx;		/* inbound messages to take */
+	__u64 mbox_irq_txdone;		/* outbound entries completed */
+	__u64 mbox_irq_room;		/* a refusing FIFO has room */
+	__u64 mbox_irq_none;		/* nothing to do (already handled) */
+	__u64 cdma_irqs;
+	__u64 cdma_irq_ioc;		/* threshold reached */
+	__u64 cdma_irq_dly;		/* delay timer */
+	__u64 cdma_irq_err;
+	/* Protocol messages by type (index: EUSRV_SOR_MSG_*), sent and received. */
+	__u64 msgs_sent[16];
+	__u64 msgs_rcvd[16];
 };
 
 #define EUSRV_SOR_IOC_MAGIC		0xe5
@@ -415,16 +466,22 @@ struct eusrv_sor_info {
 #define EUSRV_SOR_W_RECV		_BITUL(0)	/* data, EOF or error */
 #define EUSRV_SOR_W_SEND		_BITUL(1)	/* space or error */
 
+/* WAIT flags besides EUSRV_SOR_F_NONBLOCK */
+#define EUSRV_SOR_F_FILE		_BITUL(1)	/* non-blocking if the file is */
+
 /*
  * WAIT: sleep until an event in EVENTS holds, TIMEOUT_NS passes (-1 =
  * forever) or a signal comes (EINTR).  For W_RECV the kernel first asks
- * the peer to notify it of the next data (ARM), and gives credit if the
- * writer could run short.  With EUSRV_SOR_F_NONBLOCK it only reports.
+ * to be woken by the next data (an arm word the peer's engine reads, no
+ * message), and gives credit if the writer could run short.  With
+ * EUSRV_SOR_F_NONBLOCK it only reports; with EUSRV_SOR_F_FILE it only
+ * reports if the file is O_NONBLOCK, and then fails with EAGAIN if no
+ * event holds (so a library need not ask fcntl before it waits).
  * Returns the events that hold (may be 0 on timeout).
  */
 struct eusrv_sor_wait {
 	__u32 events;
-	__u32 flags;		/* EUSRV_SOR_F_NONBLOCK or 0 */
+	__u32 flags;		/* EUSRV_SOR_F_NONBLOCK, EUSRV_SOR_F_FILE or 0 */
 	__s64 timeout_ns;
 	__u32 revents;		/* out */
 	/*
