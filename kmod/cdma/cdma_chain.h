@@ -23,7 +23,7 @@
 #define CDMA_RING_SIZE		64U
 #define CDMA_RING_BYTES		(CDMA_RING_SIZE * EUSRV_CDMA_DESC_SIZE)
 /* Most descriptors one transfer takes: two extents, two stores, two messages. */
-#define CDMA_XFER_MAX_DESC	6U
+#define CDMA_XFER_MAX_DESC	8U
 #define CDMA_PUT_SIZE		4U
 
 /* One slot's bookkeeping; the first slot of a transfer carries it. */
@@ -113,7 +113,7 @@ static inline int cdma_xfer_check(const struct eusrv_cdma_xfer *x,
 {
 	unsigned int i;
 
-	if (!x || x->nr_ext > 2 || x->nr_put > 2 || x->nr_msg > 2 ||
+	if (!x || x->nr_ext > 2 || x->nr_put > 3 || x->nr_msg > 2 ||
 	    !(x->nr_ext + x->nr_put + x->nr_msg))
 		return -EINVAL;
 	if (!nodes || nodes > EUSRV_MAX_NODES)
@@ -129,13 +129,23 @@ static inline int cdma_xfer_check(const struct eusrv_cdma_xfer *x,
 		    !cdma_ram_range_ok(x->put[i].dst, CDMA_PUT_SIZE, nodes))
 			return -EINVAL;
 	}
+	if (x->has_mark &&
+	    (x->nr_msg != 2 || (x->mark.dst & (CDMA_PUT_SIZE - 1)) ||
+	     !cdma_ram_range_ok(x->mark.dst, CDMA_PUT_SIZE, nodes)))
+		return -EINVAL;
 	for (i = 0; i < x->nr_msg; i++) {
 		if (x->msg[i].node >= nodes ||
 		    eusrv_msg_type(x->msg[i].msg) == EUSRV_MSG_T_INVALID)
 			return -EINVAL;
+		if (x->msg[i].cond &&
+		    ((x->msg[i].cond & (CDMA_PUT_SIZE - 1)) ||
+		     !cdma_ram_range_ok(x->msg[i].cond, CDMA_PUT_SIZE, nodes)))
+			return -EINVAL;
 	}
-	return x->nr_ext + x->nr_put + x->nr_msg;
+	return x->nr_ext + x->nr_put + x->nr_msg + x->has_mark;
 }
+
+static_assert(offsetof(struct eusrv_cdma_desc, sw[3]) == EUSRV_CDMA_DESC_COND_ADDR);
 
 static inline void cdma_desc_set(struct eusrv_cdma_desc *d, u64 sa, u64 da,
 				 u32 len)
@@ -148,10 +158,21 @@ static inline void cdma_desc_set(struct eusrv_cdma_desc *d, u64 sa, u64 da,
 	d->status = 0;
 }
 
+/* Descriptor IDX stores VAL (kept in its own padding) at DST. */
+static inline void cdma_desc_put(struct cdma_chain *c, u32 idx, u64 dst, u32 val)
+{
+	struct eusrv_cdma_desc *d = &c->ring[cdma_slot_of(idx)];
+
+	/* Little endian: the value is the first 4 bytes of sw[0]. */
+	d->sw[0] = cpu_to_le64(val);
+	cdma_desc_set(d, cdma_desc_ga(c, idx) + EUSRV_CDMA_DESC_SW, dst,
+		      CDMA_PUT_SIZE);
+}
+
 /*
  * Put checked transfer X (N descriptors, cdma_xfer_check()) at the head:
- * data extents first, then the stores and the messages, each value kept
- * in its own descriptor's padding.  The caller has made sure N slots are free.
+ * data extents first, then the stores and the messages (the mark between
+ * the two messages), each value kept in its own descriptor's padding.  The caller has made sure N slots are free.
  * Returns the index of the transfer's last descriptor (the new TAILDESC).
  */
 static inline u32 cdma_chain_fill(struct cdma_chain *c,
@@ -163,20 +184,23 @@ static inline u32 cdma_chain_fill(struct cdma_chain *c,
 	for (i = 0; i < x->nr_ext; i++, idx++)
 		cdma_desc_set(&c->ring[cdma_slot_of(idx)], x->ext[i].src,
 			      x->ext[i].dst, x->ext[i].len);
-	for (i = 0; i < x->nr_put; i++, idx++) {
-		struct eusrv_cdma_desc *d = &c->ring[cdma_slot_of(idx)];
-
-		/* Little endian: the value is the first 4 bytes of sw[0]. */
-		d->sw[0] = cpu_to_le64(x->put[i].val);
-		cdma_desc_set(d, cdma_desc_ga(c, idx) + EUSRV_CDMA_DESC_SW,
-			      x->put[i].dst, CDMA_PUT_SIZE);
-	}
+	for (i = 0; i < x->nr_put; i++, idx++)
+		cdma_desc_put(c, idx, x->put[i].dst, x->put[i].val);
 	for (i = 0; i < x->nr_msg; i++, idx++) {
-		struct eusrv_cdma_desc *d = &c->ring[cdma_slot_of(idx)];
+		struct eusrv_cdma_desc *d;
+
+		if (i == 1 && x->has_mark)
+			cdma_desc_put(c, idx++, x->mark.dst, x->mark.val);
+		d = &c->ring[cdma_slot_of(idx)];
 
 		d->sw[0] = cpu_to_le64(x->msg[i].msg);
 		cdma_desc_set(d, cdma_desc_ga(c, idx) + EUSRV_CDMA_DESC_SW,
 			      EUSRV_MBOX_INBOX_GA(x->msg[i].node), sizeof(u64));
+		if (x->msg[i].cond) {
+			/* COND_ADDR is the last of the padding, sw[3]. */
+			d->sw[3] = cpu_to_le64(x->msg[i].cond);
+			d->ctrl = cpu_to_le32(sizeof(u64) | EUSRV_CDMA_CTL_COND);
+		}
 	}
 	for (i = 0; i < n; i++)
 		c->slot[cdma_slot_of(first + i)].nr = 0;
@@ -252,8 +276,9 @@ static inline bool cdma_chain_msg_of(const struct cdma_chain *c, u32 idx,
 	const struct eusrv_cdma_desc *d = &c->ring[cdma_slot_of(idx)];
 	u64 da = (u64)le32_to_cpu(d->da_msb) << 32 | le32_to_cpu(d->da);
 
+	/* A conditional one counts too: resent, it may wake for nothing. */
 	if (da != EUSRV_MBOX_INBOX_GA(EUSRV_GA_NODE(da)) ||
-	    le32_to_cpu(d->ctrl) != sizeof(u64))
+	    (le32_to_cpu(d->ctrl) & ~EUSRV_CDMA_CTL_COND) != sizeof(u64))
 		return false;
 	*node = EUSRV_GA_NODE(da);
 	*msg = le64_to_cpu(d->sw[0]);
@@ -285,10 +310,13 @@ static inline int cdma_chain_refused_msg(const struct cdma_chain *c, u64 ga)
 		if (st != EUSRV_CDMA_ST_CMPLT)
 			return -1;
 	}
-	if (i == n || st != (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_SLVERR))
+	if (i == n || st != (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_SLVERR) ||
+	    !cdma_chain_msg_of(c, c->tail + i, &node, &msg))
 		return -1;
-	for (j = i; j < n; j++)
-		if (!cdma_chain_msg_of(c, c->tail + j, &node, &msg))
+	/* After it, messages and the mark only (a store of 4 bytes). */
+	for (j = i + 1; j < n; j++)
+		if (!cdma_chain_msg_of(c, c->tail + j, &node, &msg) &&
+		    le32_to_cpu(c->ring[cdma_slot_of(c->tail + j)].ctrl) != CDMA_PUT_SIZE)
 			return -1;
 	return (int)i;
 }

@@ -296,8 +296,9 @@ static bool cdma_resend_refused(struct cdma_dev *cd, u32 sr)
 	}
 	n = c->slot[cdma_slot_of(c->tail)].nr;
 	for (; i < n; i++) {
+		/* The mark is not stored: the resent messages say it all. */
 		if (!cdma_chain_msg_of(c, c->tail + i, &node, &msg))
-			return false;
+			continue;
 		ret = eusrv_mbox_send_wait(node, msg,
 					   msecs_to_jiffies(CDMA_RESEND_TIMEOUT_MS));
 		if (ret) {

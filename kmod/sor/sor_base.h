@@ -24,6 +24,16 @@
  * address ADDR names.  The nodes of a board share one page size.
  */
 #define SOR_RCV_KTAIL_OFF	PAGE_SIZE
+/*
+ * The kernel page's other words, a cache line each: ours to set, an
+ * engine's to swap with 0 (COND, docs/hardware.md 5.3).  ARM asks the
+ * peer's engine for DATA with its next transfer (docs/protocol.md 4);
+ * WANT asks our own engine for SENT at the end of ours, whose end it
+ * stores at KSENT.
+ */
+#define SOR_RCV_ARM_OFF		(PAGE_SIZE + 64)
+#define SOR_RCV_KSENT_OFF	(PAGE_SIZE + 128)
+#define SOR_RCV_WANT_OFF	(PAGE_SIZE + 192)
 #define SOR_RCV_DATA_OFF	(2 * PAGE_SIZE)
 
 /* Node-wide counters, one per field of struct eusrv_sor_stats. */

@@ -58,6 +58,9 @@ static void sor_conn_free_rings(struct sor_conn *c)
 	c->rcv_hdr = NULL;
 	c->rcv_data = NULL;
 	c->rcv_ktail = NULL;
+	c->rcv_arm = NULL;
+	c->snd_ksent = NULL;
+	c->snd_want = NULL;
 	if (c->fencing) {
 		/* Unlinked all the same (module exit, forget): quarantine counts it. */
 		c->fencing = false;
@@ -235,20 +238,48 @@ void sor_conn_wake(struct sor_conn *c, __poll_t key)
 	kill_fasync(&c->fasync, SIGIO, key & EPOLLIN ? POLL_IN : POLL_OUT);
 }
 
+/*
+ * Whether the transfer in flight has ended (our engine stored its end) and
+ * is still to be taken as such (sor_data.c): nothing waits for its SENT
+ * unless someone asked for it.  c->lock held.
+ */
+bool sor_conn_xfer_ended_locked(struct sor_conn *c)
+{
+	return c->busy && c->snd_end != c->snd_head && c->snd_ksent &&
+	       READ_ONCE(*c->snd_ksent) == c->snd_end;
+}
+
+/*
+ * Someone waits for the transfer in flight to end (room, a FIN, a NACK,
+ * the retirement): its end must send SENT.  The want word our engine
+ * swaps is set, then the end looked at again; true if the transfer has
+ * ended already (the caller takes it, or kicks SOR_DO_XFER), false if
+ * SENT will come (or nothing is in flight).  c->lock held.
+ */
+bool sor_conn_want_sent_locked(struct sor_conn *c)
+{
+	lockdep_assert_held(&c->lock);
+	if (!c->busy || c->snd_end == c->snd_head || !c->snd_want)
+		return false;
+	if (!c->sent_wanted) {
+		c->sent_wanted = true;
+		WRITE_ONCE(*c->snd_want, 1);
+		/* Pairs with the engine's swap after its store of the end. */
+		smp_mb();
+	}
+	return sor_conn_xfer_ended_locked(c);
+}
+
 void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
 {
 	lockdep_assert_held(&c->lock);
 	c->state = state;
 	if (err)
 		c->so_error = err;
-	if (state == EUSRV_SOR_ST_PEER_CLOSED) {
-		/* The peer sent all it will: what arrived is the end. */
+	/* The peer sent all it will: what arrived is the end. */
+	if (state == EUSRV_SOR_ST_PEER_CLOSED)
 		c->eof = true;
-		c->peer_armed = false;
-	}
 	if (state == EUSRV_SOR_ST_RESET) {
-		c->peer_armed = false;
-		c->rd_armed = false;
 		/*
 		 * A server connection reset before any ACCEPT claimed it has
 		 * nobody who would release it: it goes as soon as it may.
@@ -279,6 +310,9 @@ void sor_conn_nack_start_locked(struct sor_conn *c, unsigned int reason)
 	c->nack_tries = 0;
 	if (sor_st_open(c->state) || c->state == EUSRV_SOR_ST_PEER_CLOSED)
 		sor_conn_set_state_locked(c, EUSRV_SOR_ST_NACK_WAIT, 0);
+	/* The request waits for our transfer in flight to end. */
+	if (sor_conn_want_sent_locked(c))
+		sor_conn_kick_locked(c, SOR_DO_XFER);
 	sor_conn_kick_locked(c, SOR_DO_NACK);
 }
 
@@ -361,7 +395,10 @@ void sor_conn_stat(struct sor_conn *c, struct eusrv_sor_conn_stat *s)
 	s->snd_size = c->snd_size;
 	s->rcv_size = c->rcv_size;
 	if (c->snd_hdr && c->snd_data) {
-		s->snd_queued = min(c->snd_seen - c->snd_head, c->snd_size);
+		/* A transfer that ended unnoticed is not queued any more. */
+		s->snd_queued = min(c->snd_seen - (sor_conn_xfer_ended_locked(c) ?
+						   c->snd_end : c->snd_head),
+				    c->snd_size);
 		snd_flags = READ_ONCE(c->snd_hdr->flags);
 	}
 	if (c->rcv_hdr && c->rcv_data) {
@@ -445,6 +482,9 @@ static void sor_conn_try_retire(struct sor_conn *c)
 	bool go;
 
 	spin_lock_irqsave(&c->lock, flags);
+	/* Our transfer's end may be all it waits for. */
+	if (sor_conn_want_sent_locked(c))
+		sor_conn_kick_locked(c, SOR_DO_XFER);
 	go = c->in_table && sor_conn_may_retire_locked(c);
 	/* Over, but the peer may still write: it must say it will not. */
 	if (c->in_table && !go && c->peer_may_write && !c->nack_pending &&
@@ -640,6 +680,9 @@ static int sor_conn_fit_rcv(struct sor_conn *c, u32 size)
 	if (!blk)
 		return -ENOMEM;
 	((struct eusrv_sor_ring_hdr *)blk)->size = size;
+	*(u32 *)(blk + SOR_RCV_ARM_OFF) = 0;
+	*(u32 *)(blk + SOR_RCV_KSENT_OFF) = 0;
+	*(u32 *)(blk + SOR_RCV_WANT_OFF) = 0;
 	spin_lock_irqsave(&c->lock, flags);
 	old = c->rcv_blk;
 	old_size = c->rcv_size;
@@ -647,6 +690,9 @@ static int sor_conn_fit_rcv(struct sor_conn *c, u32 size)
 	c->rcv_size = size;
 	c->rcv_hdr = blk;
 	c->rcv_ktail = blk + SOR_RCV_KTAIL_OFF;
+	c->rcv_arm = blk + SOR_RCV_ARM_OFF;
+	c->snd_ksent = blk + SOR_RCV_KSENT_OFF;
+	c->snd_want = blk + SOR_RCV_WANT_OFF;
 	c->rcv_data = blk + SOR_RCV_DATA_OFF;
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (old)

@@ -104,7 +104,11 @@ struct sor_conn {
 	void *snd_data;
 	void *rcv_data;
 	void *rcv_blk;
-	u32 *rcv_ktail;
+	/* In the receive block's kernel page (SOR_RCV_*_OFF): */
+	u32 *rcv_ktail;			/* the peer's engine stores its tail */
+	u32 *rcv_arm;			/* set: the peer's engine sends DATA */
+	u32 *snd_ksent;			/* our engine stores our transfer's end */
+	u32 *snd_want;			/* set: our engine sends SENT too */
 	bool peer_may_write;		/* it has our ADDR and has not confirmed the end */
 	bool fencing;			/* ... over here, held until it does (STATS quarantined) */
 	bool forgotten;			/* dropped by debugfs `forget` (sor_quarantine.c) */
@@ -115,9 +119,9 @@ struct sor_conn {
 	u32 snd_seen;			/* last user tail accepted */
 	u32 snd_end;			/* end of the transfer in flight */
 	u32 peer_head;			/* the peer's receive head (CREDIT) */
-	bool peer_armed;		/* the peer sleeps: notify it (ARM) */
-	u32 peer_arm_pos;		/* ... it has seen the data up to here */
-	bool busy;			/* a transfer is in flight */
+	bool busy;			/* a transfer is reserved or in flight */
+	bool sent_wanted;		/* ... and its end will send SENT */
+	bool pushing;			/* PUSH submits what gets reserved */
 	bool shut_wr;
 	bool fin_sent;
 	u32 fin_pos;
@@ -126,18 +130,14 @@ struct sor_conn {
 	u32 rcv_tail;			/* from *rcv_ktail, checked */
 	u32 rcv_seen;			/* last user head accepted */
 	u32 rcv_reported;		/* the head our last CREDIT named */
-	bool rd_armed;			/* our ARM awaits its DATA */
-	u32 rd_arm_pos;
 	bool fin_rcvd;
 	u32 peer_fin;
 	bool eof;
 	bool shut_rd;
 	bool linger_reset;		/* SO_LINGER {1, 0}: the last close resets */
 
-	/* Messages the mailbox had no room for, sent by the work item. */
+	/* A CREDIT the mailbox had no room for, sent by the work item. */
 	bool owe_credit;
-	bool owe_arm;
-	bool owe_data;
 
 	/* NACK handshake (docs/protocol.md section 5). */
 	bool nack_pending;		/* our request awaits its reply */
@@ -256,6 +256,8 @@ void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err);
 void sor_conn_nack_start_locked(struct sor_conn *c, unsigned int reason);
 void sor_conn_abort_locked(struct sor_conn *c, int err, unsigned int reason);
 void sor_conn_flags_locked(struct sor_conn *c);
+bool sor_conn_xfer_ended_locked(struct sor_conn *c);
+bool sor_conn_want_sent_locked(struct sor_conn *c);
 /* What a wake-up is for: input (data, EOF), room, or everything (state). */
 #define SOR_WAKE_IN	(EPOLLIN | EPOLLRDNORM)
 #define SOR_WAKE_OUT	(EPOLLOUT | EPOLLWRNORM)

@@ -169,12 +169,13 @@ static bool sor_data_reserve_locked(struct sor_conn *c)
 	return true;
 }
 
-/* Reserve as above from any context; the work item submits. */
+/* Reserve as above from any context; the work item submits, or PUSH. */
 bool sor_data_try_xfer_locked(struct sor_conn *c)
 {
 	if (!sor_data_reserve_locked(c))
 		return false;
-	sor_conn_kick_locked(c, SOR_DO_XFER);
+	if (!c->pushing)
+		sor_conn_kick_locked(c, SOR_DO_XFER);
 	return true;
 }
 
@@ -212,26 +213,13 @@ void sor_data_established_locked(struct sor_conn *c)
 	WRITE_ONCE(c->rcv_hdr->reported, 0);
 }
 
-/* Tell a peer that sleeps about data that landed without DATA (c->lock). */
-static void sor_data_wake_peer_locked(struct sor_conn *c)
-{
-	if (!c->peer_armed || c->busy || c->peer_arm_pos == c->snd_head)
-		return;
-	c->peer_armed = false;
-	sor_data_send_locked(c, eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA, c->peer_id,
-						  c->id, c->snd_head),
-			     &c->owe_data);
-}
-
 /* A transfer ended (SENT or failure): what may follow.  c->lock held. */
 void sor_data_after_sent_locked(struct sor_conn *c)
 {
 	u32 tail;
 
-	if (sor_st_open(c->state)) {
-		sor_data_wake_peer_locked(c);
+	if (sor_st_open(c->state))
 		sor_data_idle_locked(c);
-	}
 	if (c->shut_wr && !c->fin_sent && !c->busy && c->snd_head == c->fin_pos &&
 	    c->state == EUSRV_SOR_ST_ESTABLISHED)
 		sor_conn_kick_locked(c, SOR_DO_FIN);
@@ -272,28 +260,6 @@ out:
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
-/* ARM: the peer has seen the data up to POS and sleeps until more comes. */
-void sor_rx_arm(struct sor_conn *c, u32 pos)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&c->lock, flags);
-	if (sor_st_late(c->state))
-		goto out;
-	if (!sor_st_accepts(c->state, c->client, true, true, EUSRV_SOR_MSG_ARM) ||
-	    !sor_ring_peer_pos_ok(c->peer_head, pos, c->snd_end)) {
-		sor_bad("conn %u: ARM %u unexpected (state %u, peer head %u, sent %u)\n",
-			c->id, pos, c->state, c->peer_head, c->snd_end);
-		goto out;
-	}
-	c->peer_armed = true;
-	c->peer_arm_pos = pos;
-	/* Landed beyond POS already: tell it now; else the next transfer does. */
-	sor_data_wake_peer_locked(c);
-out:
-	spin_unlock_irqrestore(&c->lock, flags);
-}
-
 /*
  * DATA: the peer's engine stored new data and its tail, and we sleep.  The
  * tail we trust is the one in our kernel page (checked when synced); the
@@ -310,12 +276,14 @@ void sor_rx_data(struct sor_conn *c, u32 tail)
 		goto out;
 	}
 	sor_count(SOR_S_DATA_IRQS);
-	c->rd_armed = false;
 	if (sor_data_sync_tail_locked(c))
 		sor_conn_wake(c, SOR_WAKE_IN);
-	/* O_ASYNC: every new byte signals, so the next DATA is asked now. */
-	if (c->fasync)
-		sor_data_arm_at_tail_locked(c);
+	/*
+	 * O_ASYNC: every new byte signals, so the next DATA is asked now;
+	 * what landed meanwhile signals too (the ring's room bounds this).
+	 */
+	while (c->fasync && sor_data_arm_at_tail_locked(c))
+		sor_conn_wake(c, SOR_WAKE_IN);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 }
@@ -335,35 +303,76 @@ void sor_rx_fin(struct sor_conn *c, u32 pos)
 	c->fin_rcvd = true;
 	c->peer_fin = pos;
 	c->eof = true;
-	c->rd_armed = false;
 	sor_conn_flags_locked(c);
 	sor_conn_wake(c, SOR_WAKE_IN | EPOLLRDHUP);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 }
 
+/*
+ * The transfer in flight ended at END: its SENT came, or our engine's
+ * store of its end was seen.  The room is free, what waited on it may
+ * go on.  c->lock held; the caller drops the transfer's reference.
+ */
+static void sor_data_ended_locked(struct sor_conn *c, u32 end)
+{
+	u32 n = end - c->snd_head;
+
+	c->bytes_sent += n;
+	sor_count_add(SOR_S_BYTES_SENT, n);
+	c->snd_head = end;
+	c->busy = false;
+	c->sent_wanted = false;
+	/* A SENT not yet sent is not needed any more. */
+	xchg(c->snd_want, 0);
+	/* Pairs with the writer's acquire load of head: the room is free. */
+	smp_store_release(&c->snd_hdr->head, end);
+	sor_conn_wake(c, SOR_WAKE_OUT);
+	sor_data_after_sent_locked(c);
+}
+
+/* Take the transfer in flight as ended if our engine says so; true if it did. */
+static bool sor_data_reap_locked(struct sor_conn *c)
+{
+	if (!sor_conn_xfer_ended_locked(c))
+		return false;
+	sor_data_ended_locked(c, c->snd_end);
+	return true;
+}
+
+/* As sor_data_reap_locked(), from any context but C's lock. */
+void sor_data_reap(struct sor_conn *c)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&c->lock, flags);
+	done = sor_data_reap_locked(c);
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (done)
+		sor_conn_put(c);	/* the transfer's reference */
+}
+
+/*
+ * SENT: our engine reached the end of the transfer that asked for it.  One
+ * whose end was taken already (its store seen first, maybe the next ones'
+ * too) is stale: at or behind the head.
+ */
 void sor_rx_sent(struct sor_conn *c, u32 head)
 {
 	unsigned long flags;
 	bool done = false;
-	u32 n;
 
 	spin_lock_irqsave(&c->lock, flags);
-	if (!c->busy || head != c->snd_end || head == c->snd_head) {
+	if ((s32)(c->snd_head - head) >= 0)
+		goto out;
+	if (!c->busy || head != c->snd_end) {
 		sor_bad("conn %u: SENT %u unexpected (head %u, in flight to %u)\n",
 			c->id, head, c->snd_head, c->snd_end);
 		goto out;
 	}
-	n = head - c->snd_head;
-	c->bytes_sent += n;
-	sor_count_add(SOR_S_BYTES_SENT, n);
-	c->snd_head = head;
-	c->busy = false;
+	sor_data_ended_locked(c, head);
 	done = true;
-	/* Pairs with the writer's acquire load of head: the room is free. */
-	smp_store_release(&c->snd_hdr->head, head);
-	sor_conn_wake(c, SOR_WAKE_OUT);
-	sor_data_after_sent_locked(c);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (done)
@@ -381,6 +390,7 @@ static void sor_data_failed(void *ctx, int err)
 	was = c->busy;
 	if (was) {
 		c->busy = false;
+		c->sent_wanted = false;
 		c->snd_end = c->snd_head;
 		sor_count(SOR_S_XFER_ERRORS);
 		pr_warn_ratelimited("conn %u: transfer to node %u failed: error %d\n",
@@ -418,16 +428,43 @@ static u32 sor_data_extents(struct sor_conn *c, u32 n, struct eusrv_cdma_xfer *x
 	return total;
 }
 
-/* Build and submit the reserved transfer (work item or the writer). */
+/*
+ * Whether the end of the transfer to END must interrupt us (SENT): more is
+ * queued than it takes, its end is what a closing waits for, or the writer
+ * will soon be short of room.  Else its end is taken when someone looks
+ * (PUSH, WAIT, poll, the keepalive's round), at no cost.  c->lock held.
+ */
+static bool sor_data_sent_needed_locked(struct sor_conn *c, u32 end, u32 tail)
+{
+	return tail != end || c->state != EUSRV_SOR_ST_ESTABLISHED ||
+	       c->shut_wr || c->released || c->nack_pending || c->reply_owed ||
+	       c->snd_size - (end - c->peer_head) < c->snd_size / 4;
+}
+
+/* Global address of a word of our own kernel memory, for our engine. */
+static u64 sor_data_own_ga(const void *p)
+{
+	return EUSRV_GA((u64)sor_node(), sor_conn_ring_phys((void *)p));
+}
+
+/*
+ * Build and submit the reserved transfer (work item or the writer); first
+ * take the one before as ended if it has (the work item's other job).
+ */
 void sor_data_xfer(struct sor_conn *c)
 {
 	struct eusrv_cdma_xfer x = { .failed = sor_data_failed, .ctx = c };
 	unsigned long flags;
-	unsigned int i;
 	u32 n, tail;
+	bool want;
 	int ret;
 
 	spin_lock_irqsave(&c->lock, flags);
+	if (sor_data_reap_locked(c)) {
+		spin_unlock_irqrestore(&c->lock, flags);
+		sor_conn_put(c);	/* the ended transfer's reference */
+		spin_lock_irqsave(&c->lock, flags);
+	}
 	if (!c->busy || c->snd_end != c->snd_head) {
 		spin_unlock_irqrestore(&c->lock, flags);
 		return;		/* nothing reserved, or submitted already */
@@ -446,22 +483,46 @@ void sor_data_xfer(struct sor_conn *c)
 		return;
 	}
 	c->snd_end = c->snd_head + n;
-	/* The tail, first where the peer's kernel trusts it, then for its reader. */
+	want = sor_data_sent_needed_locked(c, c->snd_end, tail);
+	if (!want) {
+		/*
+		 * Nobody will look by itself: the writer pushes what it adds.
+		 * Pairs with its barrier between its tail store and the load
+		 * of need_push; what it added before we set it, its end takes.
+		 */
+		WRITE_ONCE(c->snd_hdr->need_push, 1);
+		smp_mb();
+		want = !c->shut_wr && READ_ONCE(c->snd_hdr->tail) != c->snd_end;
+	}
+	if (want)
+		WRITE_ONCE(c->snd_hdr->need_push, 0);
+	c->sent_wanted = want;
+	WRITE_ONCE(*c->snd_want, want);
+	/*
+	 * The tail, first where the peer's kernel trusts it, then for its
+	 * reader; DATA if the peer's reader set its arm word; the end in our
+	 * own kernel page (the mark); SENT if we asked for it.  The end comes
+	 * after everything that touches the peer's memory, so a transfer
+	 * seen ended writes nothing there any more; and before our want
+	 * word is swapped, so that one of the two sees the other.
+	 */
 	x.nr_put = 2;
 	x.put[0].dst = c->peer_hdr_ga + SOR_RCV_KTAIL_OFF;
 	x.put[0].val = c->snd_end;
 	x.put[1].dst = c->peer_hdr_ga + offsetof(struct eusrv_sor_ring_hdr, tail);
 	x.put[1].val = c->snd_end;
-	if (c->peer_armed) {
-		c->peer_armed = false;
-		x.msg[x.nr_msg].node = c->peer_node;
-		x.msg[x.nr_msg++].msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA,
-							  c->peer_id, c->id,
-							  c->snd_end);
-	}
-	x.msg[x.nr_msg].node = (unsigned int)sor_node();
-	x.msg[x.nr_msg++].msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_SENT, c->id,
-						  c->id, c->snd_end);
+	x.has_mark = true;
+	x.mark.dst = sor_data_own_ga(c->snd_ksent);
+	x.mark.val = c->snd_end;
+	x.nr_msg = 2;
+	x.msg[0].node = c->peer_node;
+	x.msg[0].msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA, c->peer_id, c->id,
+					 c->snd_end);
+	x.msg[0].cond = c->peer_hdr_ga + SOR_RCV_ARM_OFF;
+	x.msg[1].node = (unsigned int)sor_node();
+	x.msg[1].msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_SENT, c->id, c->id,
+					 c->snd_end);
+	x.msg[1].cond = sor_data_own_ga(c->snd_want);
 	c->transfers++;
 	spin_unlock_irqrestore(&c->lock, flags);
 
@@ -473,9 +534,6 @@ void sor_data_xfer(struct sor_conn *c)
 	}
 	/* One doorbell (the engine's TAILDESC) for the data and its messages. */
 	sor_xcount(c, SOR_X_DOORBELLS);
-	sor_xcount_add(c, SOR_X_MSGS_SENT, x.nr_msg);
-	for (i = 0; i < x.nr_msg; i++)
-		sor_count_msg(sor_msgs_sent, eusrv_msg_type(x.msg[i].msg));
 }
 
 /* The work item's part: FIN once every byte is confirmed. */
@@ -504,36 +562,22 @@ void sor_data_fin(struct sor_conn *c)
 	}
 }
 
-/* Work item: the messages the mailbox had no room for, waiting for room. */
+/* Work item: the CREDIT the mailbox had no room for, waiting for room. */
 void sor_data_notify(struct sor_conn *c)
 {
 	unsigned long flags;
-	u64 msg[3];
-	unsigned int n = 0, i;
+	u64 msg = 0;
 
 	spin_lock_irqsave(&c->lock, flags);
-	if (sor_st_open(c->state)) {
-		if (c->owe_credit)
-			msg[n++] = eusrv_sor_msg_pos(EUSRV_SOR_MSG_CREDIT, c->peer_id,
-						     c->id, c->rcv_reported);
-		if (c->owe_arm)
-			msg[n++] = eusrv_sor_msg_pos(EUSRV_SOR_MSG_ARM, c->peer_id,
-						     c->id, c->rd_arm_pos);
-		if (c->owe_data)
-			msg[n++] = eusrv_sor_msg_pos(EUSRV_SOR_MSG_DATA, c->peer_id,
-						     c->id, c->snd_head);
-	}
+	if (sor_st_open(c->state) && c->owe_credit)
+		msg = eusrv_sor_msg_pos(EUSRV_SOR_MSG_CREDIT, c->peer_id, c->id,
+					c->rcv_reported);
 	c->owe_credit = false;
-	c->owe_arm = false;
-	c->owe_data = false;
 	spin_unlock_irqrestore(&c->lock, flags);
-	for (i = 0; i < n; i++) {
-		if (sor_conn_send(c, msg[i], SOR_SEND_TIMEOUT_MS)) {
-			spin_lock_irqsave(&c->lock, flags);
-			sor_conn_abort_locked(c, EIO, ECONNRESET);
-			spin_unlock_irqrestore(&c->lock, flags);
-			return;
-		}
+	if (msg && sor_conn_send(c, msg, SOR_SEND_TIMEOUT_MS)) {
+		spin_lock_irqsave(&c->lock, flags);
+		sor_conn_abort_locked(c, EIO, ECONNRESET);
+		spin_unlock_irqrestore(&c->lock, flags);
 	}
 }
 
@@ -571,25 +615,34 @@ out:
 	return ret;
 }
 
-/* Ask the peer for DATA once anything lands beyond our tail. */
-void sor_data_arm_at_tail_locked(struct sor_conn *c)
+/*
+ * Ask to be woken (DATA) by the peer's next transfer: set the arm word its
+ * engine swaps, no message.  Then look at the tail again: data that landed
+ * before the engine could see the word is there now.  Returns whether the
+ * tail moved; if it did, the word is taken back (should the engine have
+ * taken it meanwhile, one DATA wakes nobody).  c->lock held.
+ */
+bool sor_data_arm_at_tail_locked(struct sor_conn *c)
 {
+	u32 tail = c->rcv_tail;
+
 	lockdep_assert_held(&c->lock);
 	if (c->state != EUSRV_SOR_ST_ESTABLISHED || c->eof || c->shut_rd ||
-	    (c->rd_armed && c->rd_arm_pos == c->rcv_tail))
-		return;
-	c->rd_armed = true;
-	c->rd_arm_pos = c->rcv_tail;
-	sor_count(SOR_S_ARMS_SENT);
-	sor_xcount(c, SOR_X_ARMS);
-	sor_data_send_locked(c, eusrv_sor_msg_pos(EUSRV_SOR_MSG_ARM, c->peer_id,
-						  c->id, c->rcv_tail),
-			     &c->owe_arm);
+	    !c->rcv_arm)
+		return false;
+	/* A full barrier: pairs with the engine's swap after its tail stores. */
+	if (!xchg(c->rcv_arm, 1)) {
+		sor_count(SOR_S_ARMS_SENT);
+		sor_xcount(c, SOR_X_ARMS);
+	}
+	if (!sor_data_sync_tail_locked(c) || c->rcv_tail == tail)
+		return false;
+	xchg(c->rcv_arm, 0);
+	return true;
 }
 
 /*
- * Before sleeping for input: ask the peer for DATA once more arrives (ARM
- * with the tail we have), unless already asked at this tail; with
+ * Before sleeping for input: ask to be woken by the next data, with
  * UNREAD_TOO even while unread data is there.  Returns 0, or the error
  * that failed the connection.
  */
@@ -613,28 +666,58 @@ out:
 	return ret;
 }
 
-/* PUSH: the send tail moved while need_push was set. */
+/*
+ * Someone waits for room or for our transfer's end: take it if it has
+ * ended, else make sure its end interrupts (SENT).  Process context.
+ */
+void sor_data_want_sent(struct sor_conn *c)
+{
+	unsigned long flags;
+	bool done = false;
+
+	spin_lock_irqsave(&c->lock, flags);
+	if (sor_conn_want_sent_locked(c))
+		done = sor_data_reap_locked(c);
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (done)
+		sor_conn_put(c);	/* the transfer's reference */
+}
+
+/*
+ * PUSH: the send tail moved while need_push was set.  The transfer before
+ * may have ended unnoticed: taken first; if it goes on, its end will start
+ * the next one (SENT asked for).
+ */
 int sor_data_push(struct sor_conn *c)
 {
 	unsigned long flags;
-	bool go = false;
+	bool go = false, done = false;
 	int ret = 0;
 	u32 tail;
 
 	spin_lock_irqsave(&c->lock, flags);
 	if (sor_st_open(c->state)) {
+		/* What gets reserved meanwhile, this call submits. */
+		c->pushing = true;
+		done = sor_data_reap_locked(c);
 		if (!sor_data_check_tail_locked(c, &tail))
 			ret = -EINVAL;
-		else
-			go = sor_data_reserve_locked(c);
-		if (!go && !ret)
+		else if (sor_conn_want_sent_locked(c))
+			done = sor_data_reap_locked(c);
+		if (!ret)
 			sor_data_idle_locked(c);
+		c->pushing = false;
+		go = c->busy && c->snd_end == c->snd_head;
+		if (c->busy && c->sent_wanted)
+			WRITE_ONCE(c->snd_hdr->need_push, 0);
 	} else if (c->state == EUSRV_SOR_ST_RESET) {
 		ret = -(c->so_error ? c->so_error : ECONNRESET);
 	} else if (c->state == EUSRV_SOR_ST_PEER_CLOSED) {
 		ret = -EPIPE;
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
+	if (done)
+		sor_conn_put(c);	/* the ended transfer's reference */
 	/* The writer's own context submits: no work item hop on this path. */
 	if (go)
 		sor_data_xfer(c);

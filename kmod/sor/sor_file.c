@@ -47,12 +47,18 @@ static u64 sor_map_len(const struct sor_conn *c)
 	return sor_map_rcv_data(c) + c->rcv_size;
 }
 
-/* What WAIT and poll see: EUSRV_SOR_W_* that hold now. */
+/*
+ * What WAIT and poll see: EUSRV_SOR_W_* that hold now, a transfer that
+ * ended unnoticed taken first (its room is free).
+ */
 static u32 sor_file_events(struct sor_conn *c)
 {
 	unsigned long flags;
 	u32 ev = 0, head, tail;
 	unsigned int st;
+
+	if (!READ_ONCE(c->tcp) && !sor_conn_setting_up(c))
+		sor_data_reap(c);
 
 	spin_lock_irqsave(&c->lock, flags);
 	/*
@@ -298,6 +304,7 @@ static long sor_write_room(struct sor_conn *c, bool nonblock, u32 *tailp)
 		ret = sor_ulock_take(c, EUSRV_SOR_LOCK_SEND);
 		if (ret)
 			return ret;
+		sor_data_reap(c);
 		spin_lock_irqsave(&c->lock, flags);
 		if (c->state == EUSRV_SOR_ST_RESET) {
 			ret = -(c->so_error ? c->so_error : ECONNRESET);
@@ -319,6 +326,7 @@ static long sor_write_room(struct sor_conn *c, bool nonblock, u32 *tailp)
 			return ret;
 		if (nonblock)
 			return -EAGAIN;
+		sor_data_want_sent(c);
 		if (wait_event_interruptible(c->wq, sor_writable(c)))
 			return -ERESTARTSYS;
 	}
@@ -398,6 +406,11 @@ static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 	if (want & (EPOLLIN | EPOLLRDNORM))
 		sor_data_arm(c, !!(want & EPOLLET));
 	ev = sor_file_events(c);
+	/* No room: our transfer's end must wake the poller. */
+	if ((want & (EPOLLOUT | EPOLLWRNORM)) && !(ev & EUSRV_SOR_W_SEND)) {
+		sor_data_want_sent(c);
+		ev = sor_file_events(c);
+	}
 	if (ev & EUSRV_SOR_W_RECV)
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (ev & EUSRV_SOR_W_SEND)
@@ -556,6 +569,9 @@ static long sor_ioc_wait(struct sor_conn *c, void __user *arg, bool file_nb)
 			if (ret == -EINVAL)
 				return ret;
 		}
+		/* Room comes with our transfer's end: it must say so. */
+		if (w.events & EUSRV_SOR_W_SEND)
+			sor_data_want_sent(c);
 		left = sor_wait_sleep(c, w.events, w.room,
 				      w.timeout_ns < 0 ? MAX_SCHEDULE_TIMEOUT :
 				      max_t(long, 1, nsecs_to_jiffies(w.timeout_ns)));
@@ -594,6 +610,8 @@ static long sor_ioc_shutdown(struct sor_conn *c, u32 how)
 		c->shut_wr = true;
 		if (!c->busy && c->snd_head == tail)
 			sor_conn_kick_locked(c, SOR_DO_FIN);
+		else if (sor_conn_want_sent_locked(c))
+			sor_conn_kick_locked(c, SOR_DO_XFER);
 	} else if (how != 0) {
 		c->shut_wr = true;
 	}
@@ -684,6 +702,7 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		spin_unlock_irqrestore(&c->lock, flags);
 		return put_user(n, (int __user *)uarg);
 	case TIOCOUTQ:
+		sor_data_reap(c);
 		tail = READ_ONCE(c->snd_hdr->tail);
 		n = (int)min_t(u32, tail - READ_ONCE(c->snd_head), c->snd_size);
 		return put_user(n, (int __user *)uarg);

@@ -173,12 +173,17 @@ void sor_rx_probe(struct sor_conn *c, unsigned int kind)
 /* Whether C waits on its peer: a sleeper, bytes not yet taken, a flush. */
 static bool sor_ka_waits(struct sor_conn *c)
 {
-	if (c->state == EUSRV_SOR_ST_CLOSING || c->busy)
+	bool ended = sor_conn_xfer_ended_locked(c);
+
+	/* A transfer that ended unnoticed (no SENT asked for) is taken now. */
+	if (ended)
+		sor_conn_kick_locked(c, SOR_DO_XFER);
+	if (c->state == EUSRV_SOR_ST_CLOSING || (c->busy && !ended))
 		return true;
 	if (c->state != EUSRV_SOR_ST_ESTABLISHED)
 		return false;
 	return wq_has_sleeper(&c->wq) ||
-	       READ_ONCE(c->snd_hdr->tail) != c->snd_head;
+	       READ_ONCE(c->snd_hdr->tail) != (ended ? c->snd_end : c->snd_head);
 }
 
 struct sor_ka_probe {

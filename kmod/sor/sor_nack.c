@@ -99,6 +99,8 @@ void sor_nack_timer(struct sor_conn *c)
 	}
 	if (c->busy) {
 		/* Still waiting for our own transfer: look again later. */
+		if (sor_conn_want_sent_locked(c))
+			sor_conn_kick_locked(c, SOR_DO_XFER);
 		sor_conn_arm_locked(c, SOR_NACK_RESEND_MS);
 		goto out;
 	}
@@ -191,7 +193,6 @@ static void sor_nack_request_locked(struct sor_conn *c,
 		reason = ECONNRESET;
 	err = sor_st_nack_errno(reason);
 	next = sor_st_on_nack(old, reason);
-	c->peer_armed = false;
 	if (next != old)
 		sor_conn_set_state_locked(c, next, next == EUSRV_SOR_ST_RESET ?
 					  (err ? err : ECONNRESET) : 0);
@@ -204,6 +205,8 @@ static void sor_nack_request_locked(struct sor_conn *c,
 	c->reply_owed = true;
 	if (!c->busy)
 		sor_conn_kick_locked(c, SOR_DO_REPLY);
+	else if (sor_conn_want_sent_locked(c))
+		sor_conn_kick_locked(c, SOR_DO_XFER);
 }
 
 static void sor_nack_rx_locked(struct sor_conn *c, unsigned int src,

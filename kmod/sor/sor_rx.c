@@ -105,9 +105,6 @@ static void sor_rx_conn_msg(unsigned int src, unsigned int type,
 	case EUSRV_SOR_MSG_CREDIT:
 		sor_rx_credit(c, eusrv_sor_pos_decode(msg));
 		break;
-	case EUSRV_SOR_MSG_ARM:
-		sor_rx_arm(c, eusrv_sor_pos_decode(msg));
-		break;
 	case EUSRV_SOR_MSG_DATA:
 		sor_rx_data(c, eusrv_sor_pos_decode(msg));
 		break;
@@ -119,6 +116,10 @@ static void sor_rx_conn_msg(unsigned int src, unsigned int type,
 		break;
 	case EUSRV_SOR_MSG_RST:
 		sor_rx_rst(c);
+		break;
+	default:
+		/* ARM (0x9): the arm word replaced it (docs/protocol.md 2). */
+		sor_bad("conn %u: message %#llx of no use\n", c->id, msg);
 		break;
 	}
 out:

@@ -374,7 +374,7 @@ static void chain_test_puts(struct kunit *test)
 	x.put[1].dst = EUSRV_GA(1, 0x4040);
 	x.put[1].val = 7;
 	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), 6);
-	x.nr_put = 3;
+	x.nr_put = 4;
 	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), -EINVAL);
 	x.nr_put = 2;
 	x.put[1].dst = EUSRV_GA(1, 0x4042);

@@ -54,6 +54,7 @@ static void vb_cdma_counters(struct vb_cdma *c)
 {
 	wr32(c->page, EUSRV_CDMA_WAIT_CNT, c->wait_cnt);
 	wr32(c->page, EUSRV_CDMA_REFUSED_CNT, c->refused_cnt);
+	wr32(c->page, EUSRV_CDMA_SKIPPED_CNT, c->skipped_cnt);
 	wr32(c->page, EUSRV_CDMA_DESC_CNT, c->desc_cnt);
 	wr64(c->page, EUSRV_CDMA_BYTES, c->bytes);
 	wr32(c->page, EUSRV_CDMA_MSG_CNT, c->msg_cnt);
@@ -202,7 +203,7 @@ void vb_cdma_attach(struct vb_cdma *c)
 	c->simple_seq = 0;
 	c->bad_cnt = c->bad_last = 0;
 	c->wait_cnt = c->desc_cnt = c->msg_cnt = c->err_cnt = 0;
-	c->refused_cnt = 0;
+	c->refused_cnt = c->skipped_cnt = 0;
 	c->bytes = 0;
 	c->up = true;
 	vb_cdma_publish(c);
@@ -318,7 +319,7 @@ static uint64_t vb_cdma_addr_at(const uint8_t *p, uint32_t off)
 static uint32_t vb_cdma_fetch(struct vb_cdma *c)
 {
 	uint64_t ga = c->next;
-	uint8_t raw[EUSRV_CDMA_DESC_SW];
+	uint8_t raw[EUSRV_CDMA_DESC_SIZE];
 	uint8_t *host;
 
 	c->cur_ga = ga;
@@ -338,6 +339,12 @@ static uint32_t vb_cdma_fetch(struct vb_cdma *c)
 	c->cur_sa = vb_cdma_addr_at(raw, EUSRV_CDMA_DESC_SA);
 	c->cur_da = vb_cdma_addr_at(raw, EUSRV_CDMA_DESC_DA);
 	c->cur_len = vb_cdma_le32_at(raw, EUSRV_CDMA_DESC_CTRL);
+	c->cur_cond = 0;
+	c->cond_seen = false;
+	if (c->cur_len & EUSRV_CDMA_CTL_COND) {
+		c->cur_len &= ~EUSRV_CDMA_CTL_COND;
+		c->cur_cond = vb_cdma_addr_at(raw, EUSRV_CDMA_DESC_COND_ADDR);
+	}
 	c->cur_done = 0;
 	c->have = true;
 	c->simple = false;
@@ -348,6 +355,33 @@ static uint32_t vb_cdma_fetch(struct vb_cdma *c)
 static bool vb_cdma_is_inbox(uint64_t ga)
 {
 	return ga == EUSRV_MBOX_INBOX_GA(EUSRV_GA_NODE(ga));
+}
+
+/*
+ * A conditional write's word (COND): taken once, swapped with 0.  XFER_DONE
+ * when it was 0 (the write is skipped), 0 to go on, or DMADecErr.
+ */
+static uint32_t vb_cdma_cond(struct vb_cdma *c)
+{
+	uint32_t *word;
+
+	if (!c->cur_cond || c->cond_seen)
+		return 0;
+	word = (c->cur_cond & 3) ? NULL :
+	       (uint32_t *)(void *)vb_cdma_ram(c, c->cur_cond, sizeof(*word));
+	if (!word)
+		return EUSRV_CDMA_SR_DMA_DEC_ERR;
+	c->cond_seen = true;
+	/*
+	 * A full barrier with the stores of the descriptors before it: a
+	 * node that sets the word, fences and then reads what they stored
+	 * either sees their values or has its word taken here.
+	 */
+	if (__atomic_exchange_n(word, 0, __ATOMIC_SEQ_CST))
+		return 0;
+	c->skipped_cnt++;
+	c->cur_done = MSG_SIZE;
+	return XFER_DONE;
 }
 
 /* An 8-byte write of the message at SA into a mailbox INBOX. */
@@ -362,6 +396,9 @@ static uint32_t vb_cdma_mailbox_write(struct vb_cdma *c)
 	src = vb_cdma_ram(c, c->cur_sa, MSG_SIZE);
 	if (!src)
 		return EUSRV_CDMA_SR_DMA_DEC_ERR;
+	st = vb_cdma_cond(c);
+	if (st || c->cur_done)
+		return st;
 	memcpy(&msg, src, sizeof(msg));
 	ctrl = c->simple ? 0 : rd32(c->page, EUSRV_CDMA_MSG_CTRL);
 	st = vb_mbox_dma_store(c->mbox, &c->wait, c->cur_da, le64toh(msg),
@@ -398,6 +435,8 @@ static uint32_t vb_cdma_transfer(struct vb_cdma *c, uint32_t *budget)
 		return EUSRV_CDMA_SR_DMA_INT_ERR;
 	if (vb_cdma_is_inbox(c->cur_da))
 		return vb_cdma_mailbox_write(c);
+	if (c->cur_cond)
+		return EUSRV_CDMA_SR_DMA_INT_ERR;
 	/* The whole ranges decode before the first byte moves. */
 	if (c->cur_done == 0 &&
 	    (!vb_cdma_ram(c, c->cur_sa, c->cur_len) || !vb_cdma_ram(c, c->cur_da, c->cur_len)))

@@ -59,6 +59,8 @@ struct vb_cdma {
 	uint64_t cur_ga, cur_next, cur_sa, cur_da;
 	uint8_t *cur_host;		/* the descriptor in RAM */
 	uint32_t cur_len, cur_done;
+	uint64_t cur_cond;		/* COND_ADDR of a conditional write, else 0 */
+	bool cond_seen;			/* ... its word taken (the write goes on) */
 	struct vb_mbox_dma_wait wait;	/* a mailbox write on a full FIFO */
 	bool waited;			/* ... counted in WAIT_CNT */
 
@@ -68,7 +70,7 @@ struct vb_cdma {
 
 	/* Virtual-board registers, the model's own copy. */
 	uint32_t bad_cnt, bad_last, wait_cnt, desc_cnt, msg_cnt, err_cnt;
-	uint32_t refused_cnt;
+	uint32_t refused_cnt, skipped_cnt;
 	uint64_t bytes;
 	bool bad_cr, bad_tail;
 	uint32_t bad_cr_val, bad_tail_val;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * In-kernel API of the node's AXI CDMA engine (eusrv_cdma.ko): transfers of
- * one or two data extents between global addresses, followed by up to two
+ * one or two data extents between global addresses, followed by up to three
  * 32-bit stores (a new ring index written into the receiver's memory) and
  * up to two 8-byte mailbox messages that the engine writes itself once the
  * data has landed (EUROSERVER D4.2 section 3.3: the local and remote
- * notifications of an RDMA write).
+ * notifications of an RDMA write), each of them unconditional or only if
+ * a word that its receiver sets asks for it (COND, docs/hardware.md 5.3).
  *
  * A node has one engine; the API addresses "the" engine.  Transfers run in
  * submission order.  A transfer either completes (its messages are
@@ -24,16 +25,33 @@ struct eusrv_cdma_xfer {
 		u64 dst;
 		u32 len;			/* 1..EUSRV_CDMA_MAX_LEN */
 	} ext[2];
-	unsigned int nr_put;			/* 0, 1 or 2 32-bit stores */
+	unsigned int nr_put;			/* 0..3 32-bit stores */
 	struct {
 		u64 dst;			/* global address, 4-byte aligned */
 		u32 val;
-	} put[2];				/* after the data, before the messages */
+	} put[3];				/* after the data, before the messages */
 	unsigned int nr_msg;			/* 0, 1 or 2 mailbox messages */
 	struct {
 		unsigned int node;		/* destination node (may be self) */
 		u64 msg;
+		/*
+		 * 0, or the global address of a 32-bit word (4-byte
+		 * aligned, any node's RAM): the engine swaps it with 0 and
+		 * writes the message only if it was set
+		 */
+		u64 cond;
 	} msg[2];				/* written in this order, after the data */
+	/*
+	 * With HAS_MARK, one more 32-bit store between the first message and
+	 * the second: a mark that everything before it was done (the second
+	 * message being the sender's own note).  Skipped if the engine
+	 * refuses the first message (the messages then go by the mailbox).
+	 */
+	bool has_mark;
+	struct {
+		u64 dst;
+		u32 val;
+	} mark;
 	/* Called at most once, from process context, if the transfer did not complete. */
 	void (*failed)(void *ctx, int err);
 	void *ctx;

@@ -121,6 +121,7 @@
 #define EUSRV_CDMA_ID			0x830	/* model: EUSRV_CDMA_ID_VALUE */
 #define EUSRV_CDMA_MSG_CTRL		0x834	/* node: EUSRV_CDMA_MSG_* */
 #define EUSRV_CDMA_REFUSED_CNT		0x838	/* model: mailbox writes refused at once */
+#define EUSRV_CDMA_SKIPPED_CNT		0x83c	/* model: conditional writes skipped (COND) */
 
 /*
  * MSG_CTRL.NOWAIT, beyond D4.2 (as the mailbox's NOWAIT stores): a mailbox
@@ -180,10 +181,23 @@ struct eusrv_cdma_desc {
 
 /*
  * CONTROL: bytes to transfer, the full 26-bit BTT width of PG034 (Buffer
- * Length Register width 26).  0, or any bit above 25 set, is DMAIntErr.
+ * Length Register width 26).  0, or any bit above 25 set, is DMAIntErr,
+ * but for COND.
  */
 #define EUSRV_CDMA_LEN_WIDTH		26U
 #define EUSRV_CDMA_MAX_LEN		((1U << EUSRV_CDMA_LEN_WIDTH) - 1)
+/*
+ * CONTROL bit 31, COND, beyond PG034 and D4.2 (docs/hardware.md 5.3): a
+ * mailbox write that happens only if the 32-bit word at the global
+ * address in the descriptor's last 8 bytes (COND_ADDR, 0x38) is non-zero.
+ * The engine swaps the word with 0 atomically, after every earlier
+ * descriptor of the chain, and writes the message only if it was set, so
+ * a receiver can ask for the next notification by setting a word in its
+ * own memory, no message needed.  COND on anything but a mailbox write is
+ * DMAIntErr; a COND_ADDR that is not 4-byte aligned RAM is DMADecErr.
+ */
+#define EUSRV_CDMA_CTL_COND		_BITUL(31)
+#define EUSRV_CDMA_DESC_COND_ADDR	0x38
 
 /*
  * STATUS, written once by the engine when it is done with the descriptor:
