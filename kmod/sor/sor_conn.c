@@ -250,6 +250,15 @@ bool sor_conn_xfer_ended_locked(struct sor_conn *c)
 }
 
 /*
+ * How far the peer has our bytes: the head, or the end of a transfer that
+ * ended unnoticed.  c->lock held.
+ */
+u32 sor_conn_snd_done_locked(struct sor_conn *c)
+{
+	return sor_conn_xfer_ended_locked(c) ? c->snd_end : c->snd_head;
+}
+
+/*
  * Someone waits for the transfer in flight to end (room, a FIN, a NACK,
  * the retirement): its end must send SENT.  The want word our engine
  * swaps is set, then the end looked at again; true if the transfer has
@@ -395,9 +404,7 @@ void sor_conn_stat(struct sor_conn *c, struct eusrv_sor_conn_stat *s)
 	s->snd_size = c->snd_size;
 	s->rcv_size = c->rcv_size;
 	if (c->snd_hdr && c->snd_data) {
-		/* A transfer that ended unnoticed is not queued any more. */
-		s->snd_queued = min(c->snd_seen - (sor_conn_xfer_ended_locked(c) ?
-						   c->snd_end : c->snd_head),
+		s->snd_queued = min(c->snd_seen - sor_conn_snd_done_locked(c),
 				    c->snd_size);
 		snd_flags = READ_ONCE(c->snd_hdr->flags);
 	}

@@ -183,7 +183,7 @@ static bool sor_ka_waits(struct sor_conn *c)
 	if (c->state != EUSRV_SOR_ST_ESTABLISHED)
 		return false;
 	return wq_has_sleeper(&c->wq) ||
-	       READ_ONCE(c->snd_hdr->tail) != (ended ? c->snd_end : c->snd_head);
+	       READ_ONCE(c->snd_hdr->tail) != sor_conn_snd_done_locked(c);
 }
 
 struct sor_ka_probe {

@@ -171,7 +171,7 @@ static bool sor_nack_unsent_locked(struct sor_conn *c)
 	if (!c->snd_hdr || !sor_st_open(c->state))
 		return false;
 	tail = c->shut_wr ? c->fin_pos : READ_ONCE(c->snd_hdr->tail);
-	return tail != c->snd_head;
+	return tail != sor_conn_snd_done_locked(c);
 }
 
 static void sor_nack_request_locked(struct sor_conn *c,
@@ -279,7 +279,7 @@ void sor_nack_release(struct sor_conn *c)
 	sor_data_sync_tail_locked(c);
 	if (sor_st_open(c->state)) {
 		if (sor_data_check_tail_locked(c, &tail))
-			queued = tail - c->snd_head;
+			queued = tail - sor_conn_snd_done_locked(c);
 		/* Unread data: the user's head, or what the kernel saw last. */
 		head = READ_ONCE(c->rcv_hdr->head);
 		if (!sor_ring_head_ok(c->rcv_seen, head, c->rcv_tail))
@@ -293,6 +293,9 @@ void sor_nack_release(struct sor_conn *c)
 		c->progress = jiffies;
 		sor_conn_set_state_locked(c, EUSRV_SOR_ST_CLOSING, 0);
 		sor_conn_arm_locked(c, SOR_LINGER_CHECK_MS);
+		/* The flush goes on from our transfer's end. */
+		if (sor_conn_want_sent_locked(c))
+			sor_conn_kick_locked(c, SOR_DO_XFER);
 		sor_data_idle_locked(c);
 		break;
 	case SOR_CLOSE_NACK:
