@@ -172,7 +172,8 @@ static inline void cdma_desc_put(struct cdma_chain *c, u32 idx, u64 dst, u32 val
 /*
  * Put checked transfer X (N descriptors, cdma_xfer_check()) at the head:
  * data extents first, then the stores and the messages (the mark between
- * the two messages), each value kept in its own descriptor's padding.  The caller has made sure N slots are free.
+ * the two messages), each value kept in its own descriptor's padding.
+ * The caller has made sure N slots are free.
  * Returns the index of the transfer's last descriptor (the new TAILDESC).
  */
 static inline u32 cdma_chain_fill(struct cdma_chain *c,

@@ -485,12 +485,12 @@ void sor_data_xfer(struct sor_conn *c)
 	c->snd_end = c->snd_head + n;
 	want = sor_data_sent_needed_locked(c, c->snd_end, tail);
 	if (!want) {
-		/*
-		 * Nobody will look by itself: the writer pushes what it adds.
-		 * Pairs with its barrier between its tail store and the load
-		 * of need_push; what it added before we set it, its end takes.
-		 */
+		/* Nobody will look by itself: the writer pushes what it adds. */
 		WRITE_ONCE(c->snd_hdr->need_push, 1);
+		/*
+		 * Pairs with the writer's barrier between its tail store and
+		 * its load of need_push: what it added before, the end takes.
+		 */
 		smp_mb();
 		want = !c->shut_wr && READ_ONCE(c->snd_hdr->tail) != c->snd_end;
 	}

@@ -414,6 +414,58 @@ static void chain_test_puts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->slot[0].nr, 4);
 }
 
+/*
+ * A conditional message carries its word's address in COND_ADDR and the
+ * COND bit; the mark goes between the two messages, and a refusal of the
+ * first message leaves the mark and the second to be sent another way.
+ */
+static void chain_test_cond_mark(struct kunit *test)
+{
+	struct cdma_chain *c = chain_new(test);
+	struct eusrv_cdma_xfer x = xfer(1, 2);
+	unsigned int node;
+	u64 msg;
+	u32 last;
+
+	x.msg[0].cond = EUSRV_GA(1, 0x5040);
+	x.has_mark = true;
+	x.mark.dst = EUSRV_GA(NODE, 0x6080);
+	x.mark.val = 99;
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), 4);
+	x.msg[0].cond = EUSRV_GA(1, 0x5042);
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), -EINVAL);
+	x.msg[0].cond = EUSRV_GA(NODES, 0x5040);
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), -EINVAL);
+	x.msg[0].cond = EUSRV_GA(1, 0x5040);
+	x.mark.dst = EUSRV_GA(NODE, 0x6081);
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), -EINVAL);
+	x.mark.dst = EUSRV_GA(NODE, 0x6080);
+	x.nr_msg = 1;
+	KUNIT_EXPECT_EQ(test, cdma_xfer_check(&x, NODES), -EINVAL);
+	x.nr_msg = 2;
+
+	last = cdma_chain_fill(c, &x, 4);
+	KUNIT_EXPECT_EQ(test, last, 3U);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->ring[1].ctrl),
+			(u32)(sizeof(u64) | EUSRV_CDMA_CTL_COND));
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->ring[1].sw[3]), EUSRV_GA(1, 0x5040));
+	/* The mark between the messages, the second unconditional. */
+	KUNIT_EXPECT_EQ(test, le_addr(c->ring[2].da, c->ring[2].da_msb),
+			EUSRV_GA(NODE, 0x6080));
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(c->ring[2].sw[0]), 99ULL);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(c->ring[3].ctrl), (u32)sizeof(u64));
+	KUNIT_EXPECT_TRUE(test, cdma_chain_msg_of(c, 1, &node, &msg));
+	KUNIT_EXPECT_EQ(test, node, 1U);
+	KUNIT_EXPECT_FALSE(test, cdma_chain_msg_of(c, 2, &node, &msg));
+
+	/* Refused at the first message: it and what follows it go on. */
+	engine_done(c, 0, 1, EUSRV_CDMA_ST_CMPLT);
+	engine_done(c, 1, 2, EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_SLVERR);
+	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, 1)), 1);
+	/* At the mark it is not a refusal. */
+	KUNIT_EXPECT_EQ(test, cdma_chain_refused_msg(c, cdma_desc_ga(c, 2)), -1);
+}
+
 static struct kunit_case chain_test_cases[] = {
 	KUNIT_CASE(chain_test_init),
 	KUNIT_CASE(chain_test_check),
@@ -427,6 +479,7 @@ static struct kunit_case chain_test_cases[] = {
 	KUNIT_CASE(chain_test_bad_bookkeeping),
 	KUNIT_CASE(chain_test_alignment),
 	KUNIT_CASE(chain_test_puts),
+	KUNIT_CASE(chain_test_cond_mark),
 	{}
 };
 

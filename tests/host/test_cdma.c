@@ -586,6 +586,61 @@ static void test_mailbox_nowait(void)
 	   "maxwait 3 ms: refused (DMASlvErr) at 3 ms, the destination released");
 }
 
+/* A conditional message descriptor (COND): sent only if the word at WORD was set. */
+static void fill_cond_msg(unsigned int n, unsigned int i, unsigned int dst,
+			  uint64_t msg, uint64_t word)
+{
+	struct eusrv_cdma_desc *d = desc(n, i % RING_N);
+
+	fill_msg(n, i, dst, msg);
+	d->sw[3] = word;
+	d->ctrl = 8 | EUSRV_CDMA_CTL_COND;
+}
+
+/* COND: the engine swaps the word with 0 and writes the message only if it was set. */
+static void test_mailbox_cond(void)
+{
+	struct eusrv_mbox_fifo_entry e[8];
+	uint64_t m = eusrv_msg_make(0xc, 7, 0x77);
+	uint32_t *w1 = (uint32_t *)ramp(1, BUF1), *w0 = (uint32_t *)ramp(0, BUF1 + 64);
+	unsigned int got;
+
+	fresh_board();
+	sg_start(0, CR_RUN, 0);
+	*w1 = 1;
+	*w0 = 0;
+	fill_cond_msg(0, 0, 1, m, EUSRV_GA(1, BUF1));
+	fill_cond_msg(0, 1, 0, m + 1, EUSRV_GA(0, BUF1 + 64));
+	set_tail(0, dga(0, 1));
+	settle();
+	got = drain_fifo(1, e, 8);
+	ok(got == 1 && e[0].msg == m && *w1 == 0 && dstatus(0, 0) == EUSRV_CDMA_ST_CMPLT,
+	   "cond: the word (on the destination node) was set: message written, word now 0");
+	got = drain_fifo(0, e, 8);
+	ok(got == 0 && dstatus(0, 1) == EUSRV_CDMA_ST_CMPLT &&
+	   creg(0, EUSRV_CDMA_SKIPPED_CNT) == 1 && creg(0, EUSRV_CDMA_MSG_CNT) == 1,
+	   "cond: the word was 0: no message, descriptor Cmplt, SKIPPED_CNT 1");
+	/* Once taken, the same word sends nothing more. */
+	fill_cond_msg(0, 2, 1, m + 2, EUSRV_GA(1, BUF1));
+	set_tail(0, dga(0, 2));
+	settle();
+	ok(drain_fifo(1, e, 8) == 0 && creg(0, EUSRV_CDMA_SKIPPED_CNT) == 2,
+	   "cond: a word taken once sends nothing again");
+	/* A misaligned word is a decode error, COND on a copy an internal one. */
+	fill_cond_msg(0, 3, 1, m, EUSRV_GA(1, BUF1 + 2));
+	set_tail(0, dga(0, 3));
+	settle();
+	ok(dstatus(0, 3) == (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_DECERR) &&
+	   (sr(0) & EUSRV_CDMA_SR_DMA_DEC_ERR), "cond: misaligned word: DMADecErr");
+	sg_start(0, CR_RUN, 0);
+	fill(0, 0, EUSRV_GA(0, BUF0), EUSRV_GA(1, BUF0), 64);
+	desc(0, 0)->ctrl = 64 | EUSRV_CDMA_CTL_COND;
+	set_tail(0, dga(0, 0));
+	settle();
+	ok(dstatus(0, 0) == (EUSRV_CDMA_ST_CMPLT | EUSRV_CDMA_ST_INTERR),
+	   "cond on a copy: DMAIntErr");
+}
+
 struct err_case {
 	const char *what;
 	uint64_t sa, da;
@@ -875,6 +930,7 @@ int main(void)
 	test_large();
 	test_mailbox();
 	test_mailbox_nowait();
+	test_mailbox_cond();
 	test_errors();
 	test_simple();
 	test_bad();

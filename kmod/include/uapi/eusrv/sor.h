@@ -300,7 +300,11 @@ struct eusrv_sor_crossings {
 	 * that found none of the events asked for
 	 */
 	__u64 poll_empty;
-	__u64 msgs_sent;	/* protocol messages sent, by the CPU or the engine */
+	/*
+	 * protocol messages its kernel posted (the engine's DATA and SENT
+	 * are conditional: counted where they arrive), and received
+	 */
+	__u64 msgs_sent;
 	__u64 msgs_rcvd;
 	__u64 arms;		/* times a reader asked to be woken by the next data */
 	__u64 reserved;
@@ -427,7 +431,10 @@ struct eusrv_sor_stats {
 	__u64 cdma_irq_ioc;		/* threshold reached */
 	__u64 cdma_irq_dly;		/* delay timer */
 	__u64 cdma_irq_err;
-	/* Protocol messages by type (index: EUSRV_SOR_MSG_*), sent and received. */
+	/*
+	 * Protocol messages by type (index: EUSRV_SOR_MSG_*), posted by the
+	 * CPU and received (the engine's, DATA and SENT, only there).
+	 */
 	__u64 msgs_sent[16];
 	__u64 msgs_rcvd[16];
 };
