@@ -238,10 +238,55 @@ void sor_data_after_sent_locked(struct sor_conn *c)
 		sor_conn_kick_locked(c, SOR_DO_RETIRE);
 }
 
+/*
+ * The transfer in flight ended at END: its SENT came, or our engine's
+ * store of its end was seen.  The room is free, what waited on it may
+ * go on.  c->lock held; the caller drops the transfer's reference.
+ */
+static void sor_data_ended_locked(struct sor_conn *c, u32 end)
+{
+	u32 n = end - c->snd_head;
+
+	c->bytes_sent += n;
+	sor_count_add(SOR_S_BYTES_SENT, n);
+	c->snd_head = end;
+	c->busy = false;
+	c->sent_wanted = false;
+	/* A SENT not yet sent is not needed any more. */
+	xchg(c->snd_want, 0);
+	/* Pairs with the writer's acquire load of head: the room is free. */
+	smp_store_release(&c->snd_hdr->head, end);
+	sor_conn_wake(c, SOR_WAKE_OUT);
+	sor_data_after_sent_locked(c);
+}
+
+/* Take the transfer in flight as ended if our engine says so; true if it did. */
+static bool sor_data_reap_locked(struct sor_conn *c)
+{
+	if (!sor_conn_xfer_ended_locked(c))
+		return false;
+	sor_data_ended_locked(c, c->snd_end);
+	return true;
+}
+
+/* As sor_data_reap_locked(), from any context but C's lock. */
+void sor_data_reap(struct sor_conn *c)
+{
+	unsigned long flags;
+	bool done;
+
+	spin_lock_irqsave(&c->lock, flags);
+	done = sor_data_reap_locked(c);
+	spin_unlock_irqrestore(&c->lock, flags);
+	if (done)
+		sor_conn_put(c);	/* the transfer's reference */
+}
+
 /* CREDIT: the peer consumed up to HEAD. */
 void sor_rx_credit(struct sor_conn *c, u32 head)
 {
 	unsigned long flags;
+	bool done = false;
 
 	spin_lock_irqsave(&c->lock, flags);
 	if (sor_st_late(c->state))
@@ -254,10 +299,13 @@ void sor_rx_credit(struct sor_conn *c, u32 head)
 	}
 	sor_count(SOR_S_CREDITS_RCVD);
 	c->peer_head = head;
-	/* A transfer in flight: its SENT looks again. */
+	/* A transfer that ended unnoticed first; one in flight: its end looks. */
+	done = sor_data_reap_locked(c);
 	sor_data_idle_locked(c);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
+	if (done)
+		sor_conn_put(c);	/* the ended transfer's reference */
 }
 
 /*
@@ -307,50 +355,6 @@ void sor_rx_fin(struct sor_conn *c, u32 pos)
 	sor_conn_wake(c, SOR_WAKE_IN | EPOLLRDHUP);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);
-}
-
-/*
- * The transfer in flight ended at END: its SENT came, or our engine's
- * store of its end was seen.  The room is free, what waited on it may
- * go on.  c->lock held; the caller drops the transfer's reference.
- */
-static void sor_data_ended_locked(struct sor_conn *c, u32 end)
-{
-	u32 n = end - c->snd_head;
-
-	c->bytes_sent += n;
-	sor_count_add(SOR_S_BYTES_SENT, n);
-	c->snd_head = end;
-	c->busy = false;
-	c->sent_wanted = false;
-	/* A SENT not yet sent is not needed any more. */
-	xchg(c->snd_want, 0);
-	/* Pairs with the writer's acquire load of head: the room is free. */
-	smp_store_release(&c->snd_hdr->head, end);
-	sor_conn_wake(c, SOR_WAKE_OUT);
-	sor_data_after_sent_locked(c);
-}
-
-/* Take the transfer in flight as ended if our engine says so; true if it did. */
-static bool sor_data_reap_locked(struct sor_conn *c)
-{
-	if (!sor_conn_xfer_ended_locked(c))
-		return false;
-	sor_data_ended_locked(c, c->snd_end);
-	return true;
-}
-
-/* As sor_data_reap_locked(), from any context but C's lock. */
-void sor_data_reap(struct sor_conn *c)
-{
-	unsigned long flags;
-	bool done;
-
-	spin_lock_irqsave(&c->lock, flags);
-	done = sor_data_reap_locked(c);
-	spin_unlock_irqrestore(&c->lock, flags);
-	if (done)
-		sor_conn_put(c);	/* the transfer's reference */
 }
 
 /*
@@ -431,14 +435,15 @@ static u32 sor_data_extents(struct sor_conn *c, u32 n, struct eusrv_cdma_xfer *x
 /*
  * Whether the end of the transfer to END must interrupt us (SENT): more is
  * queued than it takes, its end is what a closing waits for, or the writer
- * will soon be short of room.  Else its end is taken when someone looks
- * (PUSH, WAIT, poll, the keepalive's round), at no cost.  c->lock held.
+ * has less than a quarter of its ring free until the end frees it (its
+ * head moves only then).  Else the end is taken when someone looks (PUSH,
+ * WAIT, poll, the keepalive's round), at no cost.  c->lock held.
  */
 static bool sor_data_sent_needed_locked(struct sor_conn *c, u32 end, u32 tail)
 {
 	return tail != end || c->state != EUSRV_SOR_ST_ESTABLISHED ||
 	       c->shut_wr || c->released || c->nack_pending || c->reply_owed ||
-	       c->snd_size - (end - c->peer_head) < c->snd_size / 4;
+	       c->snd_size - (tail - c->snd_head) < c->snd_size / 4;
 }
 
 /* Global address of a word of our own kernel memory, for our engine. */
