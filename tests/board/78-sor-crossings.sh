@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2154 # a_*, b_*, d_*: set by eval (conn_x, deltas); prog: build_prog
 # The crossings of the sockets-over-RDMA data path (docs/protocol.md
 # section 4), counted by the drivers, on two nodes: 1,000 checked 16-byte
 # round trips (tests/board/progs/sor-xcount.c) with
