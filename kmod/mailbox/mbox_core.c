@@ -333,20 +333,6 @@ static bool mbox_reap_one(struct mbox_dev *mb, u64 *msg, unsigned int *dst,
 	return got;
 }
 
-/*
- * Reap what completed well or was refused, as the next store is posted
- * or a waiting sender looks; failed stores are left to the interrupt
- * (ERR_IE), which reports them.  tx_lock held.
- */
-static void mbox_reap_quiet_locked(struct mbox_dev *mb)
-{
-	unsigned int dst;
-	u32 status;
-	u64 msg;
-
-	while (mbox_reap_one_locked(mb, &msg, &dst, &status, true))
-		;
-}
 
 /* Free completed outbound slots and report failures; hard-IRQ context. */
 static bool mbox_reap_tx(struct mbox_dev *mb)
@@ -418,15 +404,17 @@ static bool mbox_resend_locked(struct mbox_dev *mb, unsigned int dst)
 	return any;
 }
 
-/* Post again what refusing destinations keep; hard-IRQ context. */
-static bool mbox_resend(struct mbox_dev *mb)
+/*
+ * Post again what refusing destinations keep, with the room events seen
+ * so far; tx_lock held, the completions reaped.  True if anything was
+ * posted (and kicked); *ROOM_CAME if a room event was new.
+ */
+static bool mbox_resend_all_locked(struct mbox_dev *mb, bool *room_came)
 {
-	unsigned long flags;
-	bool any = false, room_came = false;
 	unsigned int n;
+	bool any = false;
 	u32 room;
 
-	spin_lock_irqsave(&mb->tx_lock, flags);
 	/*
 	 * Read after the completions were reaped, so a room event that
 	 * follows one of their refusals is seen now or raises another
@@ -435,7 +423,7 @@ static bool mbox_resend(struct mbox_dev *mb)
 	room = readl(mb->regs + EUSRV_MBOX_ROOM_CNT);
 	if (room != mb->room_cnt) {
 		mb->room_cnt = room;
-		room_came = true;
+		*room_came = true;
 		mbox_count(mb, MBOX_ROOM);
 		for (n = 0; n < mb->nodes; n++)
 			mb->dest[n].room = true;
@@ -445,10 +433,40 @@ static bool mbox_resend(struct mbox_dev *mb)
 			any |= mbox_resend_locked(mb, n);
 	if (any)
 		mbox_kick(mb);
+	return any;
+}
+
+/* Post again what refusing destinations keep; hard-IRQ context. */
+static bool mbox_resend(struct mbox_dev *mb)
+{
+	bool any, room_came = false;
+	unsigned long flags;
+
+	spin_lock_irqsave(&mb->tx_lock, flags);
+	any = mbox_resend_all_locked(mb, &room_came);
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	if (any)
 		wake_up(&mbox_tx_wq);
 	return room_came;
+}
+
+/*
+ * Reap what completed well or was refused, as the next store is posted
+ * or a waiting sender looks (no interrupt says so), and post again what
+ * refused destinations keep if room came meanwhile; failed stores are
+ * left to the interrupt (ERR_IE), which reports them.  tx_lock held.
+ */
+static void mbox_tidy_locked(struct mbox_dev *mb)
+{
+	bool room_came = false;
+	unsigned int dst;
+	u32 status;
+	u64 msg;
+
+	while (mbox_reap_one_locked(mb, &msg, &dst, &status, true))
+		;
+	if (mb->backlogged)
+		mbox_resend_all_locked(mb, &room_came);
 }
 
 /* The interrupt's work, MBOX_DID_*; hard-IRQ context (interrupt or irq_work). */
@@ -506,7 +524,7 @@ static void mbox_resume_fn(struct work_struct *work)
 /* What becomes of a message for NODE now (mbox_dest_take()); tx_lock held. */
 static enum mbox_take mbox_take_locked(struct mbox_dev *mb, unsigned int node)
 {
-	mbox_reap_quiet_locked(mb);
+	mbox_tidy_locked(mb);
 	return mbox_dest_take(&mb->dest[node],
 			      mbox_ring_free(mb->tx_prod, mb->tx_reaped,
 					     EUSRV_MBOX_TXQ_DEPTH));
@@ -622,7 +640,7 @@ static bool mbox_can_take(struct mbox_dev *mb, unsigned int node)
 
 static bool mbox_tx_idle(struct mbox_dev *mb, unsigned int node)
 {
-	mbox_reap_quiet_locked(mb);
+	mbox_tidy_locked(mb);
 	return mb->tx_prod == mb->tx_reaped && !mb->held;
 }
 
