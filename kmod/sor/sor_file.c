@@ -734,7 +734,7 @@ static long sor_file_compat_ioctl(struct file *file, unsigned int cmd,
 /*
  * O_ASYNC / FIOASYNC: SIGIO with every wake-up.  Data lands without an
  * interrupt unless asked for, so while an owner listens the connection
- * keeps asking the peer for DATA (sor_rx_data re-arms).
+ * keeps its arm word set (sor_rx_data sets it again).
  */
 static int sor_file_fasync(int fd, struct file *file, int on)
 {
@@ -744,7 +744,9 @@ static int sor_file_fasync(int fd, struct file *file, int on)
 
 	if (ret > 0 && on) {
 		spin_lock_irqsave(&c->lock, flags);
-		sor_data_arm_at_tail_locked(c);
+		/* What lands while it arms signals too (as sor_rx_data). */
+		while (sor_data_arm_at_tail_locked(c))
+			sor_conn_wake(c, SOR_WAKE_IN);
 		spin_unlock_irqrestore(&c->lock, flags);
 	}
 	return ret < 0 ? ret : 0;
