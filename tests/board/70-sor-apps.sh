@@ -378,16 +378,20 @@ time.sleep(8)' >/dev/null 2>&1 &"
 
 	# Not a board peer: a peers file without node0 keeps it on TCP.
 	on node1 "echo '1 198.18.0.11' >/tmp/peers.no0"
-	on node1 "(sleep 4 | EUSRV_PEERS=/tmp/peers.no0 ${run}nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
-	sleep 1.5
-	c1=$(on node1 eusrvctl conns 2>&1)
+	on node1 "(sleep 10 | EUSRV_PEERS=/tmp/peers.no0 ${run}nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
+	# Up to 8 s for nc to start and connect on a loaded host.
+	for i in $(seq 16); do
+		sleep 0.5
+		c1=$(on node1 eusrvctl conns 2>&1)
+		printf '%s\n' "$c1" | grep -q '^tcp .*peer=198.18.0.10:7600 ' && break
+	done
 	if printf '%s\n' "$c1" | grep -q '^tcp .*peer=198.18.0.10:7600 reason="not a board peer"'; then
 		ok "a destination not in the peers file stays on TCP: eusrvctl conns says why"
 	else
 		not_ok "a destination not in the peers file stays on TCP, reason shown"
 		diag "$c1"
 	fi
-	sleep 3
+	on node1 'pkill -f "[n]c node0 7600"' >/dev/null 2>&1
 
 	# Every program gone (the brackets keep pkill off the shell that runs
 	# it), the driver holds nothing any more.
