@@ -324,8 +324,19 @@ void sor_rx_data(struct sor_conn *c, u32 tail)
 		goto out;
 	}
 	sor_count(SOR_S_DATA_IRQS);
-	if (sor_data_sync_tail_locked(c))
-		sor_conn_wake(c, SOR_WAKE_IN);
+	if (!sor_data_sync_tail_locked(c))
+		goto out;
+	/*
+	 * Nothing unread: the data it is for was read already (its reader
+	 * found it after arming, while the engine took the word).  Waking
+	 * would find nothing; the arm it took is set again instead, since a
+	 * reader may have armed anew before it came.
+	 */
+	if (READ_ONCE(c->rcv_hdr->head) == c->rcv_tail && !c->fasync &&
+	    c->state == EUSRV_SOR_ST_ESTABLISHED && !c->eof &&
+	    !sor_data_arm_at_tail_locked(c))
+		goto out;
+	sor_conn_wake(c, SOR_WAKE_IN);
 	/*
 	 * O_ASYNC: every new byte signals, so the next DATA is asked now;
 	 * what landed meanwhile signals too (the ring's room bounds this).
