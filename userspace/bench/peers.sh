@@ -35,6 +35,13 @@ peers_both() {
 	done
 }
 
+# peers_last TEXT: TEXT's last non-empty line, or that nothing came.
+peers_last() {
+	local l
+	l=$(grep . <<<"$1" | tail -n 1)
+	echo "${l:-no output in 60 s}"
+}
+
 # peers_rxe_pkts NODE: packets rxe0 sent and received so far ("sent rcvd").
 peers_rxe_pkts() {
 	x "$1" "rdma statistic show link $PEERS_IB/1" 2>/dev/null |
@@ -157,13 +164,13 @@ peers_servers() {
 			su postgres -s /bin/sh -c '$pre /usr/lib/postgresql/*/bin/postgres -D /tmp/pg/data -p $pgport -c listen_addresses=* -k /tmp/pg >/tmp/pg-$peer.log 2>&1 &'" || true
 		sleep 5
 		local ok_r=1 ok_m=1 ok_p=1 res_r="" res_m="" res_p=""
-		if ! x node0 "pgrep -f 'redis-server .*:$p' >/dev/null"; then
+		if ! x node0 "pgrep -f '[r]edis-server .*:$p' >/dev/null"; then
 			ok_r=0
 			log=$(x node0 "cat /tmp/redis-$p.log" 2>/dev/null || true)
 			cause=$(grep -m 1 -o 'Guru Meditation: .*#' <<<"$log" || grep -i -m 1 'error\|fail' <<<"$log" || echo "exited")
 			echo "bench: $peer: redis-server not run: ${cause%#}"
 		fi
-		if ! x node0 "pgrep -f 'memcached .*-p $((p + 1))' >/dev/null"; then
+		if ! x node0 "pgrep -f '[m]emcached .*-p $((p + 1))' >/dev/null"; then
 			ok_m=0
 			log=$(x node0 "cat /tmp/memcached-$p.log" 2>/dev/null | grep -iv '^slab class\|^<[0-9]* server listening' || true)
 			echo "bench: $peer: memcached not run: $(grep -i -m 2 'fail\|not permitted\|error' <<<"$log" | tr '\n' ' ' | sed 's/ *$//')"
@@ -174,21 +181,23 @@ peers_servers() {
 		done
 		if ! x node0 "pg_isready -q -h /tmp/pg -p $pgport" >/dev/null 2>&1; then
 			ok_p=0
-			cause=$(x node0 "pg_isready -h /tmp/pg -p $pgport; ps -o pid=,wchan:28=,args= --ppid \$(head -n 1 /tmp/pg/data/postmaster.pid) | awk '{print \$1, \$2}' | tr '\n' ' '" 2>&1 | tr '\n' ' ' || true)
-			echo "bench: $peer: PostgreSQL not ready after 30 s under $pre ($cause)"
+			cause=$(x node0 "pg_isready -h /tmp/pg -p $pgport | sed 's/.* - //'; echo '; its children wait in:';
+				ps -o wchan:28= --ppid \$(head -n 1 /tmp/pg/data/postmaster.pid)" 2>&1 | tr '\n' ' ' | sed 's/ *$//' || true)
+			echo "bench: $peer: PostgreSQL not ready after 30 s under $pre (postmaster: $cause)"
 		fi
-		# The clients: one try first, whose error is the cause if any.
+		# The clients: one bounded try first, whose error is the cause if
+		# any (a client under a peer may hang rather than fail).
 		if [ $ok_r = 1 ]; then
-			out=$(x node1 "$pre redis-benchmark -h node0 -p $p -q -n 2000 -c 8 -t get 2>&1" | tr '\r' '\n' || true)
-			grep -q '^GET: ' <<<"$out" || { ok_r=0; echo "bench: $peer: redis-benchmark not run: $(grep . <<<"$out" | tail -n 1)"; }
+			out=$(x node1 "timeout 60 $pre redis-benchmark -h node0 -p $p -q -n 2000 -c 8 -t get 2>&1" | tr '\r' '\n' || true)
+			grep -q '^GET: ' <<<"$out" || { ok_r=0; echo "bench: $peer: redis-benchmark not run: $(peers_last "$out")"; }
 		fi
 		if [ $ok_m = 1 ]; then
-			out=$(x node1 "$pre memcaslap -s node0:$((p + 1)) -t 2s -T 1 -c 8 2>&1" || true)
-			grep -q '^Run time:' <<<"$out" || { ok_m=0; echo "bench: $peer: memaslap not run: $(grep . <<<"$out" | tail -n 1)"; }
+			out=$(x node1 "timeout 60 $pre memcaslap -s node0:$((p + 1)) -t 2s -T 1 -c 8 2>&1" || true)
+			grep -q '^Run time:' <<<"$out" || { ok_m=0; echo "bench: $peer: memaslap not run: $(peers_last "$out")"; }
 		fi
 		if [ $ok_p = 1 ]; then
-			out=$(x node1 "$pre pgbench -h node0 -p $pgport -U postgres -S -c 4 -j 1 -T 2 bench 2>&1" || true)
-			grep -q '^tps = ' <<<"$out" || { ok_p=0; echo "bench: $peer: pgbench not run: $(grep . <<<"$out" | grep -v '^pgbench (' | head -n 1)"; }
+			out=$(x node1 "timeout 60 $pre pgbench -h node0 -p $pgport -U postgres -S -c 4 -j 1 -T 2 bench 2>&1" || true)
+			grep -q '^tps = ' <<<"$out" || { ok_p=0; echo "bench: $peer: pgbench not run: $(peers_last "$(grep -v '^pgbench (' <<<"$out" | head -n 1)")"; }
 		fi
 		for _ in $(seq "$ROUNDS"); do
 			[ $((ok_r + ok_m + ok_p)) -gt 0 ] || break
