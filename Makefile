@@ -26,6 +26,7 @@ $(SUBDIRS):
 
 deps:
 	sh tests/deps.sh
+	sh userspace/bench/peers-deps.sh
 
 check: deps all glibc glibc-unpatched
 	tests/run

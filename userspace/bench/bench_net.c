@@ -14,6 +14,26 @@
 #include <time.h>
 #include <unistd.h>
 
+/*
+ * EUSRV_BENCH_PLAIN=1 (set by eusrv-rsocket-run): only the socket calls a
+ * preloaded socket library such as rdma-core's librspreload takes over --
+ * socket() without SOCK_CLOEXEC (rsocket() refuses type flags, and the
+ * preload then makes a TCP socket), accept() (it has no accept4) -- and a
+ * server that serves one client after the other in its own process (an
+ * rsocket cannot cross a fork: the parent's close would end it).
+ */
+static bool plain(void)
+{
+	const char *v = getenv("EUSRV_BENCH_PLAIN");
+
+	return v && *v && strcmp(v, "0");
+}
+
+static int stream_socket(int family)
+{
+	return socket(family, SOCK_STREAM | (plain() ? 0 : SOCK_CLOEXEC), 0);
+}
+
 int bench_listen(uint16_t port)
 {
 	struct sockaddr_in a = {
@@ -24,7 +44,7 @@ int bench_listen(uint16_t port)
 	int one = 1;
 	int fd;
 
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = stream_socket(AF_INET);
 	if (fd < 0) {
 		perror("socket");
 		return -1;
@@ -64,7 +84,7 @@ int bench_connect_timed(const char *host, uint16_t port, uint64_t *ns)
 		return -1;
 	}
 	for (ai = res; ai; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, 0);
+		fd = stream_socket(ai->ai_family);
 		if (fd < 0)
 			continue;
 		*ns = bench_now_ns();
@@ -90,13 +110,15 @@ int bench_connect_timed(const char *host, uint16_t port, uint64_t *ns)
 int bench_serve(uint16_t port, bool once, int (*handle)(int fd))
 {
 	int lfd = bench_listen(port);
+	bool one_by_one = plain();
 
 	if (lfd < 0)
 		return 1;
 	if (!once)
 		signal(SIGCHLD, SIG_IGN);
 	for (;;) {
-		int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		int fd = one_by_one ? accept(lfd, NULL, NULL) :
+			accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		pid_t pid;
 
 		if (fd < 0) {
@@ -111,6 +133,11 @@ int bench_serve(uint16_t port, bool once, int (*handle)(int fd))
 			close(fd);
 			close(lfd);
 			return rc ? 1 : 0;
+		}
+		if (one_by_one) {
+			handle(fd);
+			close(fd);
+			continue;
 		}
 		/* One process per client, so that clients do not queue. */
 		pid = fork();

@@ -20,7 +20,8 @@ int bench_connect(const char *host, uint16_t port);
 int bench_connect_timed(const char *host, uint16_t port, uint64_t *ns);
 /*
  * Accept on PORT and run HANDLE on each connection: in a child process per
- * client, or once in this process if ONCE.  Returns only on error (1) or,
+ * client (one after the other in this process with EUSRV_BENCH_PLAIN=1, see
+ * bench_net.c), or once in this process if ONCE.  Returns only on error (1) or,
  * with ONCE, with 0 if HANDLE returned 0.
  */
 int bench_serve(uint16_t port, bool once, int (*handle)(int fd));
