@@ -17,7 +17,7 @@ export TOP BUILD
 
 SUBDIRS	:= qemu kmod userspace
 
-.PHONY: all deps check run bench fuzz kunit glibc glibc-unpatched clean $(SUBDIRS)
+.PHONY: all deps deps-bench check run bench fuzz kunit glibc glibc-unpatched clean $(SUBDIRS)
 
 all: $(SUBDIRS)
 
@@ -26,6 +26,9 @@ $(SUBDIRS):
 
 deps:
 	sh tests/deps.sh
+
+# What only make bench's peers need (rsockets over Soft-RoCE).
+deps-bench:
 	sh userspace/bench/peers-deps.sh
 
 check: deps all glibc glibc-unpatched
@@ -34,7 +37,7 @@ check: deps all glibc glibc-unpatched
 run: deps all
 	qemu/run-demo
 
-bench: deps all
+bench: deps deps-bench all
 	userspace/bench/run-bench
 
 # The board suite tests/board/65-sor-fuzz.sh, longer than `make check` runs

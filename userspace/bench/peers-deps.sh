@@ -1,6 +1,6 @@
 #!/bin/sh
 # The Debian packages of make bench's peers (userspace/bench/peers.sh),
-# installed by `make deps` after tests/deps.sh; a no-op when all are there.
+# installed by `make bench` (make deps-bench); a no-op when all are there.
 # librdmacm1: rsockets' librspreload; ibverbs-providers: the user-space
 # Soft-RoCE provider; libibverbs-dev: builds eusrv-rdma-qpstate;
 # rdmacm-utils: rstream and rping, to check rsockets by hand.  SMC-R needs
