@@ -333,7 +333,6 @@ static bool mbox_reap_one(struct mbox_dev *mb, u64 *msg, unsigned int *dst,
 	return got;
 }
 
-
 /* Free completed outbound slots and report failures; hard-IRQ context. */
 static bool mbox_reap_tx(struct mbox_dev *mb)
 {
