@@ -6,7 +6,7 @@ BENCH_BINS	:= $(BUILD)/bin/eusrv-pingpong $(BUILD)/bin/eusrv-stream
 # eusrv-rsocket-run.
 PEER_BINS	:= $(BUILD)/bin/eusrv-smc-setup $(BUILD)/bin/eusrv-smc-run \
 		   $(BUILD)/bin/eusrv-rsocket-run $(BUILD)/lib/libeusrv-smc.so
-# eusrv-rdma-qpstate needs libibverbs' headers (libibverbs-dev, make deps);
+# eusrv-rdma-qpstate needs libibverbs' headers (libibverbs-dev, make deps-bench);
 # without them it is left out and make bench says so.
 ifneq ($(wildcard /usr/include/infiniband/verbs.h),)
 PEER_BINS	+= $(BUILD)/bin/eusrv-rdma-qpstate
