@@ -225,12 +225,9 @@ void sor_conn_flags_locked(struct sor_conn *c)
 }
 
 /*
- * Wake whoever waits on C (WAIT, poll, read/write) and signal its O_ASYNC
- * owners: BAND is POLL_IN (data, EOF, state) or POLL_OUT (room).
- */
-/*
- * Wake whoever waits on C for the events in KEY (SOR_WAKE_*): keyed, so
- * that a poller or WAIT for input does not wake for room and the reverse.
+ * Wake whoever waits on C (WAIT, poll, read/write) for the events in KEY
+ * (SOR_WAKE_*), and signal its O_ASYNC owners: keyed, so that a poller or
+ * WAIT for input does not wake for room and the reverse.
  */
 void sor_conn_wake(struct sor_conn *c, __poll_t key)
 {

@@ -260,8 +260,11 @@ static void sor_data_ended_locked(struct sor_conn *c, u32 end)
 	sor_data_after_sent_locked(c);
 }
 
-/* Take the transfer in flight as ended if our engine says so; true if it did. */
-static bool sor_data_reap_locked(struct sor_conn *c)
+/*
+ * Take the transfer in flight as ended if our engine says so; true if it
+ * did: the caller drops the transfer's reference once it unlocked.
+ */
+bool sor_data_reap_locked(struct sor_conn *c)
 {
 	if (!sor_conn_xfer_ended_locked(c))
 		return false;
@@ -475,12 +478,8 @@ void sor_data_xfer(struct sor_conn *c)
 	bool want;
 	int ret;
 
+	sor_data_reap(c);
 	spin_lock_irqsave(&c->lock, flags);
-	if (sor_data_reap_locked(c)) {
-		spin_unlock_irqrestore(&c->lock, flags);
-		sor_conn_put(c);	/* the ended transfer's reference */
-		spin_lock_irqsave(&c->lock, flags);
-	}
 	if (!c->busy || c->snd_end != c->snd_head) {
 		spin_unlock_irqrestore(&c->lock, flags);
 		return;		/* nothing reserved, or submitted already */

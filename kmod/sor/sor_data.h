@@ -25,6 +25,7 @@ bool sor_data_sync_tail_locked(struct sor_conn *c);
 int sor_data_push(struct sor_conn *c);
 int sor_data_credit(struct sor_conn *c, bool wait);
 bool sor_data_arm_at_tail_locked(struct sor_conn *c);
+bool sor_data_reap_locked(struct sor_conn *c);
 void sor_data_reap(struct sor_conn *c);
 void sor_data_want_sent(struct sor_conn *c);
 int sor_data_arm(struct sor_conn *c, bool unread_too);

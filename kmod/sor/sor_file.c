@@ -56,9 +56,7 @@ static u32 sor_file_events(struct sor_conn *c)
 	unsigned long flags;
 	u32 ev = 0, head, tail;
 	unsigned int st;
-
-	if (!READ_ONCE(c->tcp) && !sor_conn_setting_up(c))
-		sor_data_reap(c);
+	bool done;
 
 	spin_lock_irqsave(&c->lock, flags);
 	/*
@@ -75,6 +73,7 @@ static u32 sor_file_events(struct sor_conn *c)
 		spin_unlock_irqrestore(&c->lock, flags);
 		return 0;
 	}
+	done = sor_data_reap_locked(c);
 	sor_data_sync_tail_locked(c);
 	head = READ_ONCE(c->rcv_hdr->head);
 	if (c->rcv_tail != head || c->eof || c->shut_rd ||
@@ -85,6 +84,8 @@ static u32 sor_file_events(struct sor_conn *c)
 	    st != EUSRV_SOR_ST_ESTABLISHED || c->shut_wr)
 		ev |= EUSRV_SOR_W_SEND;
 	spin_unlock_irqrestore(&c->lock, flags);
+	if (done)
+		sor_conn_put(c);	/* the ended transfer's reference */
 	return ev;
 }
 
@@ -298,14 +299,16 @@ static long sor_write_room(struct sor_conn *c, bool nonblock, u32 *tailp)
 {
 	unsigned long flags;
 	u32 tail, space;
+	bool done;
 	int ret;
 
 	for (;;) {
 		ret = sor_ulock_take(c, EUSRV_SOR_LOCK_SEND);
 		if (ret)
 			return ret;
-		sor_data_reap(c);
 		spin_lock_irqsave(&c->lock, flags);
+		/* A transfer that ended unnoticed: its room is free. */
+		done = sor_data_reap_locked(c);
 		if (c->state == EUSRV_SOR_ST_RESET) {
 			ret = -(c->so_error ? c->so_error : ECONNRESET);
 			c->so_error = 0;
@@ -316,6 +319,8 @@ static long sor_write_room(struct sor_conn *c, bool nonblock, u32 *tailp)
 		}
 		space = ret ? 0 : c->snd_size - (tail - c->snd_head);
 		spin_unlock_irqrestore(&c->lock, flags);
+		if (done)
+			sor_conn_put(c);	/* the ended transfer's reference */
 		if (space) {
 			*tailp = tail;
 			return space;
