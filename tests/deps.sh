@@ -1,17 +1,18 @@
 #!/bin/sh
 # Install every Debian package the project needs; a no-op when all are there.
+#   tests/deps.sh [PACKAGE...]   those packages instead (make deps-bench)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib/progress.sh"
 
-pkgs="build-essential gcc make pkg-config qemu-system-x86 qemu-utils
+pkgs="${*:-build-essential gcc make pkg-config qemu-system-x86 qemu-utils
 busybox-static linux-headers-amd64 kmod cpio iproute2 procps psmisc
 sparse cppcheck util-linux coreutils iputils-ping
 linux-source-6.1 xz-utils dt-schema device-tree-compiler python3-yaml
 flex bison bc libssl-dev python3 gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu
 redis-server redis-tools iperf3 sockperf nginx-light curl netcat-openbsd
 ethtool wrk memcached libmemcached-tools postgresql gnuplot-nox
-glibc-source gawk patch gcc-i686-linux-gnu"
+glibc-source gawk patch gcc-i686-linux-gnu}"
 
 missing=
 for p in $pkgs; do
