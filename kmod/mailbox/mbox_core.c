@@ -529,39 +529,55 @@ static enum mbox_take mbox_take_locked(struct mbox_dev *mb, unsigned int node)
 					     EUSRV_MBOX_TXQ_DEPTH));
 }
 
-static int mbox_post(struct mbox_dev *mb, unsigned int node, u64 msg)
+/*
+ * Queue the N messages MSGS for NODE in order, as many as there is room
+ * for, with one doorbell: how many were taken (posted, or kept behind
+ * what NODE refused), -EAGAIN if none.
+ */
+static int mbox_post(struct mbox_dev *mb, unsigned int node, const u64 *msgs,
+		     unsigned int n)
 {
 	unsigned long flags;
+	bool kick = false;
+	unsigned int i;
 
 	spin_lock_irqsave(&mb->tx_lock, flags);
-	switch (mbox_take_locked(mb, node)) {
-	case MBOX_TAKE_NONE:
-		spin_unlock_irqrestore(&mb->tx_lock, flags);
-		mbox_count(mb, MBOX_TX_BUSY);
-		return -EAGAIN;
-	case MBOX_TAKE_KEEP:
-		/* Behind what the destination refused: kept, in order. */
-		mbox_backlog_hold(&mb->dest[node].backlog, msg);
-		mb->held++;
-		mbox_count(mb, MBOX_TX_HELD);
-		break;
-	case MBOX_TAKE_POST:
-		mbox_post_locked(mb, node, msg, 0);
-		mbox_kick(mb);
-		break;
+	for (i = 0; i < n; i++) {
+		enum mbox_take take = mbox_take_locked(mb, node);
+
+		if (take == MBOX_TAKE_NONE)
+			break;
+		if (take == MBOX_TAKE_KEEP) {
+			/* Behind what the destination refused: kept, in order. */
+			mbox_backlog_hold(&mb->dest[node].backlog, msgs[i]);
+			mb->held++;
+			mbox_count(mb, MBOX_TX_HELD);
+		} else {
+			mbox_post_locked(mb, node, msgs[i], 0);
+			kick = true;
+		}
+		mbox_count(mb, MBOX_TX_MSGS);
 	}
+	if (kick)
+		mbox_kick(mb);
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
-	mbox_count(mb, MBOX_TX_MSGS);
-	return 0;
+	if (i)
+		return i;
+	mbox_count(mb, MBOX_TX_BUSY);
+	return -EAGAIN;
 }
 
-int eusrv_mbox_send(unsigned int node, u64 msg)
+int eusrv_mbox_send_many(unsigned int node, const u64 *msgs, unsigned int n)
 {
 	struct mbox_dev *mb;
+	unsigned int i;
 	int ret;
 
-	if (eusrv_msg_type(msg) == EUSRV_MSG_T_INVALID)
-		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (eusrv_msg_type(msgs[i]) == EUSRV_MSG_T_INVALID)
+			return -EINVAL;
+	if (!n)
+		return 0;
 	rcu_read_lock();
 	mb = rcu_dereference(mbox_cur);
 	if (!mb)
@@ -569,9 +585,17 @@ int eusrv_mbox_send(unsigned int node, u64 msg)
 	else if (node >= mb->nodes)
 		ret = -EINVAL;
 	else
-		ret = mbox_post(mb, node, msg);
+		ret = mbox_post(mb, node, msgs, n);
 	rcu_read_unlock();
 	return ret;
+}
+EXPORT_SYMBOL_GPL(eusrv_mbox_send_many);
+
+int eusrv_mbox_send(unsigned int node, u64 msg)
+{
+	int ret = eusrv_mbox_send_many(node, &msg, 1);
+
+	return ret < 0 ? ret : 0;
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_send);
 
@@ -643,15 +667,21 @@ static bool mbox_tx_idle(struct mbox_dev *mb, unsigned int node)
 	return mb->tx_prod == mb->tx_reaped && !mb->held;
 }
 
-int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout)
+int eusrv_mbox_send_wait_many(unsigned int node, const u64 *msgs,
+			      unsigned int n, long timeout)
 {
 	unsigned long deadline = jiffies + timeout;
+	unsigned int done = 0;
 	long left, ret;
 
 	if (timeout < 0)
 		return -EINVAL;
-	for (;;) {
-		ret = eusrv_mbox_send(node, msg);
+	while (done < n) {
+		ret = eusrv_mbox_send_many(node, msgs + done, n - done);
+		if (ret > 0) {
+			done += ret;
+			continue;
+		}
 		if (ret != -EAGAIN)
 			return ret;
 		left = (long)(deadline - jiffies);
@@ -661,6 +691,13 @@ int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout)
 		if (ret < 0)
 			return ret;
 	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(eusrv_mbox_send_wait_many);
+
+int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout)
+{
+	return eusrv_mbox_send_wait_many(node, &msg, 1, timeout);
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_send_wait);
 

@@ -57,26 +57,32 @@ static struct sor_user_conns *sor_user_find(struct user_struct *user)
 /* One more connection of USER's, or -EDQUOT past the bound.  May sleep. */
 static int sor_user_conn_get(struct user_struct *user)
 {
-	struct sor_user_conns *u, *fresh;
+	struct sor_user_conns *u, *fresh = NULL;
 	unsigned long flags;
 	int ret = 0;
 
-	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
-	spin_lock_irqsave(&sor_users_lock, flags);
-	u = sor_user_find(user);
-	if (!u && fresh) {
-		u = fresh;
-		fresh = NULL;
-		u->user = user;
-		hash_add(sor_users, &u->link, (unsigned long)user);
+	for (;;) {
+		spin_lock_irqsave(&sor_users_lock, flags);
+		u = sor_user_find(user);
+		if (!u && fresh) {
+			u = fresh;
+			fresh = NULL;
+			u->user = user;
+			hash_add(sor_users, &u->link, (unsigned long)user);
+		}
+		if (u)
+			break;
+		spin_unlock_irqrestore(&sor_users_lock, flags);
+		/* The user's first connection: its count, made unlocked. */
+		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+		if (!fresh)
+			return -ENOMEM;
 	}
-	if (!u)
-		ret = -ENOMEM;
-	else if (u->n >= READ_ONCE(sor_max_user_conns))
+	if (u->n >= READ_ONCE(sor_max_user_conns))
 		ret = -EDQUOT;
 	else
 		u->n++;
-	if (u && !u->n) {
+	if (!u->n) {
 		hash_del(&u->link);
 		fresh = u;
 	}

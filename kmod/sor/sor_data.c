@@ -41,14 +41,25 @@ int sor_send(unsigned int node, u64 msg)
 	return ret;
 }
 
-/* As sor_send(), waiting up to MS for room; process context. */
+/*
+ * As sor_send() for the N messages MSGS, in order and with one doorbell
+ * where the queue takes them together, waiting up to MS for room; process
+ * context.
+ */
+int sor_send_wait_many(unsigned int node, const u64 *msgs, unsigned int n,
+		       unsigned int ms)
+{
+	int ret = eusrv_mbox_send_wait_many(node, msgs, n, msecs_to_jiffies(ms));
+	unsigned int i;
+
+	for (i = 0; !ret && i < n; i++)
+		sor_count_msg(sor_msgs_sent, eusrv_msg_type(msgs[i]));
+	return ret;
+}
+
 int sor_send_wait(unsigned int node, u64 msg, unsigned int ms)
 {
-	int ret = eusrv_mbox_send_wait(node, msg, msecs_to_jiffies(ms));
-
-	if (!ret)
-		sor_count_msg(sor_msgs_sent, eusrv_msg_type(msg));
-	return ret;
+	return sor_send_wait_many(node, &msg, 1, ms);
 }
 
 /* C's message to its peer, counted as C's crossing (sor_send or sor_send_wait). */

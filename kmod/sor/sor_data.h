@@ -11,6 +11,8 @@
 /* sor_data.c */
 int sor_send(unsigned int node, u64 msg);
 int sor_send_wait(unsigned int node, u64 msg, unsigned int ms);
+int sor_send_wait_many(unsigned int node, const u64 *msgs, unsigned int n,
+		       unsigned int ms);
 int sor_conn_send(struct sor_conn *c, u64 msg, unsigned int wait_ms);
 void sor_rx_credit(struct sor_conn *c, u32 head);
 void sor_rx_data(struct sor_conn *c, u32 tail);

@@ -441,29 +441,37 @@ static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 	return mask;
 }
 
-static long sor_ioc_info(struct sor_conn *c, void __user *arg)
+/* C as INFO (and CONNECT) tell it. */
+void sor_file_info(struct sor_conn *c, struct eusrv_sor_info *in)
 {
-	struct eusrv_sor_info in = {};
 	unsigned long flags;
 
+	memset(in, 0, sizeof(*in));
 	spin_lock_irqsave(&c->lock, flags);
-	in.state = c->tcp ? EUSRV_SOR_ST_TCP :
-		   sor_conn_setting_up(c) ? EUSRV_SOR_ST_CONNECTING :
-		   sor_st_uapi(c->state);
-	in.id = c->id;
-	in.node = sor_node();
-	in.peer_node = c->peer_node;
-	in.peer_id = c->peer_id;
-	in.lport = c->lport;
-	in.rport = c->rport;
-	in.snd_size = c->snd_size;
-	in.rcv_size = c->rcv_size;
+	in->state = c->tcp ? EUSRV_SOR_ST_TCP :
+		    sor_conn_setting_up(c) ? EUSRV_SOR_ST_CONNECTING :
+		    sor_st_uapi(c->state);
+	in->id = c->id;
+	in->node = sor_node();
+	in->peer_node = c->peer_node;
+	in->peer_id = c->peer_id;
+	in->lport = c->lport;
+	in->rport = c->rport;
+	in->snd_size = c->snd_size;
+	in->rcv_size = c->rcv_size;
 	spin_unlock_irqrestore(&c->lock, flags);
-	in.map_len = sor_map_len(c);
-	in.snd_hdr_off = 0;
-	in.snd_data_off = sor_map_snd_data(c);
-	in.rcv_hdr_off = sor_map_rcv_hdr(c);
-	in.rcv_data_off = sor_map_rcv_data(c);
+	in->map_len = sor_map_len(c);
+	in->snd_hdr_off = 0;
+	in->snd_data_off = sor_map_snd_data(c);
+	in->rcv_hdr_off = sor_map_rcv_hdr(c);
+	in->rcv_data_off = sor_map_rcv_data(c);
+}
+
+static long sor_ioc_info(struct sor_conn *c, void __user *arg)
+{
+	struct eusrv_sor_info in;
+
+	sor_file_info(c, &in);
 	return copy_to_user(arg, &in, sizeof(in)) ? -EFAULT : 0;
 }
 

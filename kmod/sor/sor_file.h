@@ -16,6 +16,7 @@
 
 /* sor_file.c */
 int sor_file_open(struct sor_conn *c, u32 flags);
+void sor_file_info(struct sor_conn *c, struct eusrv_sor_info *in);
 bool sor_file_of(const struct file *file, const struct sor_conn *c);
 
 /* sor_tcp.c */

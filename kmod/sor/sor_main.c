@@ -290,7 +290,7 @@ static long sor_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case EUSRV_SOR_CONNECT:
 		if (copy_from_user(&u.connect, uarg, sizeof(u.connect)))
 			return -EFAULT;
-		return sor_setup_connect(ctl, &u.connect);
+		return sor_setup_connect(ctl, &u.connect, uarg);
 	case EUSRV_SOR_ACCEPT:
 		if (copy_from_user(&u.accept, uarg, sizeof(u.accept)))
 			return -EFAULT;
@@ -364,6 +364,7 @@ static const struct sor_conn_ops sor_proto_ops = {
 
 static const struct sor_setup_ops sor_file_layer_ops = {
 	.file_open = sor_file_open,
+	.file_info = sor_file_info,
 };
 
 static void sor_teardown(void)
@@ -388,8 +389,11 @@ static int __init sor_init(void)
 	sor_conn_init(&sor_proto_ops);
 	sor_pool_init();
 	ret = sor_setup_init(&sor_file_layer_ops);
-	if (!ret)
+	if (!ret) {
 		ret = sor_rx_init();
+		if (ret)
+			sor_setup_exit();
+	}
 	if (ret) {
 		sor_pool_exit();
 		destroy_workqueue(sor_wq);

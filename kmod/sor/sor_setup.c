@@ -10,6 +10,7 @@
 
 #include <linux/in.h>
 #include <linux/delay.h>
+#include <linux/fdtable.h>
 #include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/net.h>
@@ -81,11 +82,33 @@ struct sor_request {
 };
 
 /*
- * ConnRQs waiting for the workqueue, at most: a peer cannot make us
- * allocate without bound in its interrupts.
+ * ConnRQs waiting for the workqueue, at most, each in a slot of its own
+ * taken in the interrupt: no allocation there (an atomic one was a good
+ * part of a connect() on a node checking its memory), and a peer cannot
+ * make us hold more.
  */
 #define SOR_MAX_REQUESTS	128
-static atomic_t sor_requests = ATOMIC_INIT(0);
+static struct sor_request sor_req_slot[SOR_MAX_REQUESTS];
+static DECLARE_BITMAP(sor_req_used, SOR_MAX_REQUESTS);
+
+/* A free request slot, zeroed, or NULL (any context). */
+static struct sor_request *sor_request_get(void)
+{
+	unsigned int i;
+
+	do {
+		i = find_first_zero_bit(sor_req_used, SOR_MAX_REQUESTS);
+		if (i >= SOR_MAX_REQUESTS)
+			return NULL;
+	} while (test_and_set_bit_lock(i, sor_req_used));
+	memset(&sor_req_slot[i], 0, sizeof(sor_req_slot[i]));
+	return &sor_req_slot[i];
+}
+
+static void sor_request_put(struct sor_request *r)
+{
+	clear_bit_unlock(r - sor_req_slot, sor_req_used);
+}
 
 static LIST_HEAD(sor_listeners);
 static unsigned int sor_nr_listeners;	/* on sor_listeners */
@@ -99,6 +122,7 @@ static DEFINE_SPINLOCK(sor_accept_lock);
 static DEFINE_MUTEX(sor_dummy_mutex);
 /* The file layer above (sor_setup_init). */
 static const struct sor_setup_ops *sor_files;
+static struct workqueue_struct *sor_setup_wq;
 
 /* A ring is at least a page, so that it maps on its own. */
 #define SOR_RING_MIN_SHIFT	max_t(unsigned int, EUSRV_SOR_RING_MIN_SHIFT, PAGE_SHIFT)
@@ -503,7 +527,7 @@ static void sor_setup_serve(struct work_struct *w)
 	unsigned int cs, sc, node = r->node;
 	unsigned long flags;
 	struct sor_conn *c;
-	u64 frame;
+	u64 frame, rpl[2];
 	int ret, why;
 
 	if (READ_ONCE(sor_serve_delay_ms))
@@ -555,9 +579,11 @@ static void sor_setup_serve(struct work_struct *w)
 	spin_lock_irqsave(&c->lock, flags);
 	c->peer_may_write = true;
 	spin_unlock_irqrestore(&c->lock, flags);
-	ret = sor_setup_send(node, eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc));
-	if (!ret)
-		ret = sor_setup_send(node, eusrv_sor_msg_addr(c->peer_id, c->id, frame));
+	/* ACCEPT and ADDR with one doorbell. */
+	rpl[0] = eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc);
+	rpl[1] = eusrv_sor_msg_addr(c->peer_id, c->id, frame);
+	ret = sor_send_wait_many(node, rpl, ARRAY_SIZE(rpl),
+				 SOR_SETUP_SEND_TIMEOUT_MS);
 	why = ECONNABORTED;
 	spin_lock_irqsave(&c->lock, flags);
 	if (ret) {
@@ -577,8 +603,7 @@ out:
 	sor_charge_owner_put(&r->owner);
 	put_net(r->net);
 free:
-	atomic_dec(&sor_requests);
-	kfree(r);
+	sor_request_put(r);
 }
 
 /*
@@ -588,7 +613,7 @@ free:
 void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
 {
 	struct eusrv_sor_connrq rq;
-	struct sor_request *r = NULL;
+	struct sor_request *r;
 
 	eusrv_sor_connrq_decode(msg, &rq);
 	if (client_id >= EUSRV_SOR_NO_ID || !rq.dport || !rq.sport ||
@@ -597,10 +622,8 @@ void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
 		sor_bad("malformed ConnRQ %#llx from node %u\n", msg, src);
 		return;
 	}
-	if (atomic_inc_return(&sor_requests) <= SOR_MAX_REQUESTS)
-		r = kzalloc(sizeof(*r), GFP_ATOMIC);
+	r = sor_request_get();
 	if (!r) {
-		atomic_dec(&sor_requests);
 		sor_refuse(src, client_id, ENOBUFS);
 		return;
 	}
@@ -608,7 +631,7 @@ void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
 	r->client_id = client_id;
 	r->rq = rq;
 	INIT_WORK(&r->work, sor_setup_serve);
-	queue_work(sor_wq, &r->work);
+	queue_work(sor_setup_wq, &r->work);
 }
 
 /* ---- ConnRPL on both sides --------------------------------------------- */
@@ -975,6 +998,16 @@ static int sor_connect_rings(struct sor_conn *c, const struct sor_owner *owner)
 	return sor_conn_alloc_rings(c, snd, rcv) ? -ENOMEM : 0;
 }
 
+/*
+ * Give the CONNECT caller RQ's out part before its descriptor exists, so
+ * that a fault leaves nothing in its table.
+ */
+static int sor_connect_tell(const struct eusrv_sor_connect *rq,
+			    struct eusrv_sor_connect __user *out)
+{
+	return copy_to_user(out, rq, sizeof(*rq)) ? -EFAULT : 0;
+}
+
 /* ---- client: non-blocking CONNECT, in the background ---------------------- */
 
 /*
@@ -1141,7 +1174,9 @@ void sor_setup_bg_free(struct sor_conn *c)
  * is returned at once and the set-up goes on in sor_setup_bg() until
  * DEADLINE.  BG is C's from now on.
  */
-static int sor_connect_bg(struct sor_conn *c, struct sor_bg *bg, u32 flags,
+static int sor_connect_bg(struct sor_conn *c, struct sor_bg *bg,
+			  const struct eusrv_sor_connect *rq,
+			  struct eusrv_sor_connect __user *out,
 			  unsigned long deadline)
 {
 	unsigned long irqflags;
@@ -1156,7 +1191,9 @@ static int sor_connect_bg(struct sor_conn *c, struct sor_bg *bg, u32 flags,
 	/* The answer may be in already. */
 	sor_conn_kick_locked(c, SOR_DO_CONNECT);
 	spin_unlock_irqrestore(&c->lock, irqflags);
-	fd = sor_files->file_open(c, flags);
+	fd = sor_connect_tell(rq, out);
+	if (!fd)
+		fd = sor_files->file_open(c, rq->out_flags);
 	if (fd < 0) {
 		spin_lock_irqsave(&c->lock, irqflags);
 		bg->done = true;
@@ -1169,26 +1206,115 @@ static int sor_connect_bg(struct sor_conn *c, struct sor_bg *bg, u32 flags,
 }
 
 /*
- * The caller's TCP socket FD, bound and not connected, in the board's
- * network namespace: its file, referenced, and its local port in *PORT.
+ * FD's IPv4 source address in *ADDR (0: any), false if it has none: an
+ * IPv6 socket bound to an address that is not IPv4-mapped.  Socket locked.
  */
-static struct file *sor_connect_sock(int fd, u16 *port)
+static bool sor_sock_v4_source(struct sock *sk, __be32 *addr)
 {
-	struct socket *sock = sor_tcp_socket(fd);
+	if (sk->sk_family == AF_INET) {
+		*addr = inet_sk(sk)->inet_rcv_saddr;
+		return true;
+	}
+	if (ipv6_addr_any(&sk->sk_v6_rcv_saddr)) {
+		*addr = 0;
+		return true;
+	}
+	if (!ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr))
+		return false;
+	*addr = sk->sk_v6_rcv_saddr.s6_addr32[3];
+	return true;
+}
+
+/*
+ * Bind SOCK to its family's wildcard address and a free port unless it is
+ * bound.  This is connect()'s own implicit bind: the cgroup's bind hooks
+ * run, as for TCP's autobind.
+ */
+static int sor_connect_autobind(struct socket *sock)
+{
+	struct sockaddr_storage any = { .ss_family = sock->sk->sk_family };
+	int len = any.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					       sizeof(struct sockaddr_in);
+	int ret;
+
+	if (READ_ONCE(inet_sk(sock->sk)->inet_num))
+		return 0;
+	ret = kernel_bind(sock, (struct sockaddr *)&any, len);
+	/* Another thread bound it meanwhile: that binding stands. */
+	return ret == -EINVAL ? 0 : ret;
+}
+
+/* A socket timeout (jiffies, MAX_SCHEDULE_TIMEOUT: none) in ns, -1: none. */
+static s64 sor_timeo_ns(long timeo)
+{
+	return timeo == MAX_SCHEDULE_TIMEOUT ? -1 : (s64)jiffies64_to_nsecs(timeo);
+}
+
+/* What EUSRV_SOR_F_INHERIT takes of FD's SOCK into RQ.  Socket locked. */
+static void sor_connect_inherit(struct socket *sock,
+				struct eusrv_sor_connect *rq, bool *linger0)
+{
+	struct sock *sk = sock->sk;
+	bool cloexec;
+
+	rcu_read_lock();
+	cloexec = close_on_exec(rq->fd, files_fdtable(current->files));
+	rcu_read_unlock();
+	rq->flags &= ~(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC);
+	if (sock->file->f_flags & O_NONBLOCK)
+		rq->flags |= EUSRV_SOR_F_NONBLOCK;
+	if (cloexec)
+		rq->flags |= EUSRV_SOR_F_CLOEXEC;
+	rq->rcvtimeo_ns = sor_timeo_ns(sk->sk_rcvtimeo);
+	rq->sndtimeo_ns = sor_timeo_ns(sk->sk_sndtimeo);
+	*linger0 = sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime;
+}
+
+/*
+ * The caller's TCP socket for CONNECT RQ: of the destination's family,
+ * bound (by us, if RQ asks), not connected, in the board's network
+ * namespace.  Its file, referenced; its port and address in RQ, and
+ * with EUSRV_SOR_F_INHERIT its flags and timeouts (*LINGER0: it had
+ * SO_LINGER with a zero time).
+ */
+static struct file *sor_connect_sock(struct eusrv_sor_connect *rq,
+				     bool *linger0)
+{
+	int family = rq->flags & EUSRV_SOR_F_INET6 ? AF_INET6 : AF_INET;
+	struct socket *sock;
 	struct file *file;
 	struct sock *sk;
-	int err = 0;
+	int err;
 
-	if (IS_ERR(sock))
-		return ERR_CAST(sock);
+	*linger0 = false;
+	sock = sockfd_lookup(rq->fd, &err);
+	if (!sock)
+		return ERR_PTR(err);
 	sk = sock->sk;
-	lock_sock(sk);
-	*port = inet_sk(sk)->inet_num;
-	if (sk->sk_state != TCP_CLOSE || !*port)
-		err = -EINVAL;
+	if (sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP ||
+	    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6))
+		err = -EPROTOTYPE;
+	else if (sk->sk_family != family ||
+		 (family == AF_INET6 && ipv6_only_sock(sk)))
+		err = -EAFNOSUPPORT;
 	else if (!net_eq(sock_net(sk), &init_net))
 		err = -ENETUNREACH;
+	else if (rq->flags & EUSRV_SOR_F_BIND)
+		err = sor_connect_autobind(sock);
+	if (err)
+		goto out;
+	lock_sock(sk);
+	if (sk->sk_state != TCP_CLOSE)
+		err = -EISCONN;
+	else if (!inet_sk(sk)->inet_num)
+		err = -EINVAL;
+	else if (!sor_sock_v4_source(sk, &rq->laddr))
+		err = -EAFNOSUPPORT;
+	rq->lport = inet_sk(sk)->inet_num;
+	if (!err && (rq->flags & EUSRV_SOR_F_INHERIT))
+		sor_connect_inherit(sock, rq, linger0);
 	release_sock(sk);
+out:
 	file = err ? ERR_PTR(err) : get_file(sock->file);
 	sockfd_put(sock);
 	return file;
@@ -1285,7 +1411,9 @@ static int sor_connect_start(struct sor_conn *c, const struct sor_owner *owner,
  * descriptor, or the error (C is given up then).
  */
 static int sor_connect_wait(struct sor_conn *c, const struct sor_owner *owner,
-			    u32 oflags, unsigned long deadline)
+			    struct eusrv_sor_connect *rq,
+			    struct eusrv_sor_connect __user *out,
+			    unsigned long deadline)
 {
 	unsigned long flags;
 	long left;
@@ -1311,8 +1439,12 @@ static int sor_connect_wait(struct sor_conn *c, const struct sor_owner *owner,
 	if (ret)
 		return sor_connect_fail(c, ECONNREFUSED);
 	ret = sor_connect_send_addr(c);
+	if (!ret) {
+		sor_files->file_info(c, &rq->info);
+		ret = sor_connect_tell(rq, out);
+	}
 	if (!ret)
-		ret = sor_files->file_open(c, oflags);
+		ret = sor_files->file_open(c, rq->out_flags);
 	if (ret < 0) {
 		sor_count(SOR_S_CONNECT_FAILED);
 		sor_setup_abandon(c);
@@ -1321,19 +1453,24 @@ static int sor_connect_wait(struct sor_conn *c, const struct sor_owner *owner,
 	return ret;
 }
 
-int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
+#define SOR_CONNECT_FLAGS	(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC | \
+				 EUSRV_SOR_F_INHERIT | EUSRV_SOR_F_BIND | \
+				 EUSRV_SOR_F_INET6)
+
+int sor_setup_connect(struct sor_ctl *ctl, struct eusrv_sor_connect *rq,
+		      struct eusrv_sor_connect __user *out)
 {
 	struct sor_bg *bg = NULL;
 	unsigned long deadline;
 	struct sor_conn *c;
 	struct sor_owner owner;
 	struct file *bound;
-	u16 sport;
+	bool linger0;
 	int ret;
 
 	if (rq->node >= EUSRV_MAX_NODES || !rq->port ||
 	    rq->reserved0 || rq->reserved2 || rq->reserved3 ||
-	    (rq->flags & ~(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC)) ||
+	    (rq->flags & ~SOR_CONNECT_FLAGS) ||
 	    !sor_shift_valid(rq->snd_shift) || !sor_shift_valid(rq->rcv_shift) ||
 	    rq->timeout_ms > SOR_MAX_TIMEOUT_MS ||
 	    rq->addrlen > sizeof(struct sockaddr_storage) ||
@@ -1342,9 +1479,17 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	if (rq->node >= eusrv_mbox_nodes() || !(sor_ka_nodes_up() & BIT_ULL(rq->node)))
 		return -EHOSTUNREACH;
 	deadline = jiffies + sor_timeout(rq->timeout_ms);
-	bound = sor_connect_sock(rq->fd, &sport);
+	/* The out part: what the caller learns, besides the descriptor. */
+	rq->out_flags = 0;
+	rq->reserved4 = 0;
+	rq->reserved5 = 0;
+	rq->rcvtimeo_ns = -1;
+	rq->sndtimeo_ns = -1;
+	memset(&rq->info, 0, sizeof(rq->info));
+	bound = sor_connect_sock(rq, &linger0);
 	if (IS_ERR(bound))
 		return PTR_ERR(bound);
+	rq->out_flags = rq->flags & (EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC);
 	if (rq->flags & EUSRV_SOR_F_NONBLOCK) {
 		bg = sor_connect_bg_new(rq);
 		if (IS_ERR(bg)) {
@@ -1361,7 +1506,8 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 	}
 	/* The port stays the socket's until the connection has gone. */
 	c->bound = bound;
-	c->lport = sport;
+	c->lport = rq->lport;
+	c->linger_reset = linger0;
 	c->rport = rq->port;
 	c->snd_shift = sor_shift_or_default(rq->snd_shift);
 	c->rcv_shift = sor_shift_or_default(rq->rcv_shift);
@@ -1372,9 +1518,9 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 		kfree(bg);
 		ret = sor_connect_fail(c, -ret);
 	} else if (bg) {
-		ret = sor_connect_bg(c, bg, rq->flags, deadline);
+		ret = sor_connect_bg(c, bg, rq, out, deadline);
 	} else {
-		ret = sor_connect_wait(c, &owner, rq->flags, deadline);
+		ret = sor_connect_wait(c, &owner, rq, out, deadline);
 	}
 	sor_charge_owner_put(&owner);
 	return ret;
@@ -1382,11 +1528,19 @@ int sor_setup_connect(struct sor_ctl *ctl, const struct eusrv_sor_connect *rq)
 
 int sor_setup_init(const struct sor_setup_ops *ops)
 {
+	/*
+	 * ConnRQ is served at once: a client's connect() waits on it, and a
+	 * worker of normal priority waited behind whatever ran on the node.
+	 */
+	sor_setup_wq = alloc_workqueue("eusrv_sor_setup", WQ_UNBOUND | WQ_HIGHPRI, 0);
+	if (!sor_setup_wq)
+		return -ENOMEM;
 	sor_files = ops;
 	return 0;
 }
 
 void sor_setup_exit(void)
 {
-	/* Requests in flight finish on sor_wq, which the caller flushes. */
+	/* No ConnRQ comes any more (sor_rx_exit); those in flight finish. */
+	destroy_workqueue(sor_setup_wq);
 }

@@ -34,8 +34,8 @@ struct sor_ctl {
 /* sor_setup.c */
 void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg);
 void sor_rx_connrpl(struct sor_conn *c, unsigned int src, u64 msg);
-int sor_setup_connect(struct sor_ctl *ctl,
-		      const struct eusrv_sor_connect *rq);
+int sor_setup_connect(struct sor_ctl *ctl, struct eusrv_sor_connect *rq,
+		      struct eusrv_sor_connect __user *out);
 int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq);
 int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
 int sor_setup_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
@@ -55,6 +55,7 @@ void sor_setup_dummy(struct sor_conn *c);
  */
 struct sor_setup_ops {
 	int (*file_open)(struct sor_conn *c, u32 flags);
+	void (*file_info)(struct sor_conn *c, struct eusrv_sor_info *in);
 };
 
 int sor_setup_init(const struct sor_setup_ops *ops);

@@ -78,6 +78,9 @@ report "server" "$out"
 if ! printf '%s\n' "$out" | grep -q "every block checked"; then
 	not_ok "server: reported its first connection within 20 s"
 fi
+# CONNECT's own socket checks, implicit bind and report, against the
+# server above (it holds the connections it does not serve).
+run_report "node0 sockcheck" node0 sockcheck 1 $PORT
 
 # The limits, as an unprivileged user, with the server above still up:
 # ring sizes (the largest to a closed port, then every call on the file;

@@ -46,15 +46,12 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-int usor_conn_map_rings(struct usor_conn *c, int cfd,
-			struct eusrv_sor_info *info)
+/* Map the rings of CFD as IN (from INFO or CONNECT) gives their layout. */
+static int map_rings(struct usor_conn *c, int cfd, const struct eusrv_sor_info *info)
 {
-	struct eusrv_sor_info in;
+	struct eusrv_sor_info in = *info;
 	void *map;
 
-	memset(&in, 0, sizeof(in));
-	if (usor_r->ioctl(cfd, EUSRV_SOR_INFO, &in) < 0)
-		return -1;
 	if (!is_pow2(in.snd_size) || !is_pow2(in.rcv_size) ||
 	    in.snd_hdr_off + EUSRV_SOR_USER_OFF + EUSRV_SOR_USER_LEN > in.snd_data_off ||
 	    in.snd_hdr_off + EUSRV_SOR_USER_OFF + EUSRV_SOR_USER_LEN > in.rcv_hdr_off ||
@@ -87,8 +84,16 @@ int usor_conn_map_rings(struct usor_conn *c, int cfd,
 	c->node = in.node;
 	c->peer_node = in.peer_node;
 	c->peer_id = in.peer_id;
-	*info = in;
 	return 0;
+}
+
+int usor_conn_map_rings(struct usor_conn *c, int cfd,
+			struct eusrv_sor_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (usor_r->ioctl(cfd, EUSRV_SOR_INFO, info) < 0)
+		return -1;
+	return map_rings(c, cfd, info);
 }
 
 /* The names of connection C as the driver knows them (ports, family). */
@@ -101,9 +106,8 @@ static void names_of(struct usor_conn *c, const struct eusrv_sor_info *in)
 	c->peer.sin_port = htons(in->rport);
 }
 
-struct usor_conn *usor_conn_map(int cfd)
+struct usor_conn *usor_conn_map_info(int cfd, const struct eusrv_sor_info *in)
 {
-	struct eusrv_sor_info in;
 	struct usor_conn *c = usor_conn_alloc();
 	int e;
 
@@ -111,14 +115,24 @@ struct usor_conn *usor_conn_map(int cfd)
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (usor_conn_map_rings(c, cfd, &in) < 0) {
+	if (map_rings(c, cfd, in) < 0) {
 		e = errno;
 		usor_conn_put(c);
 		errno = e;
 		return NULL;
 	}
-	names_of(c, &in);
+	names_of(c, in);
 	return c;
+}
+
+struct usor_conn *usor_conn_map(int cfd)
+{
+	struct eusrv_sor_info in;
+
+	memset(&in, 0, sizeof(in));
+	if (usor_r->ioctl(cfd, EUSRV_SOR_INFO, &in) < 0)
+		return NULL;
+	return usor_conn_map_info(cfd, &in);
 }
 
 void usor_conn_setup(void)

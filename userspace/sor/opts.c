@@ -1083,6 +1083,14 @@ static void import_inherited(struct usor_conn *c, int fd)
 	}
 }
 
+void usor_conn_import_connect(struct usor_conn *c, const struct eusrv_sor_connect *rq)
+{
+	c->kind = USOR_KIND_CLIENT;
+	c->rcvtimeo_ns = rq->rcvtimeo_ns > 0 ? rq->rcvtimeo_ns : -1;
+	c->sndtimeo_ns = rq->sndtimeo_ns > 0 ? rq->sndtimeo_ns : -1;
+	/* SO_LINGER {1, 0} the driver took itself; SO_COOKIE is asked when wanted. */
+}
+
 void usor_conn_import(struct usor_conn *c, int fd, int cfd, bool server)
 {
 	struct timeval tv;

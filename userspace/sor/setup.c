@@ -59,17 +59,6 @@ static bool v4_name(int fd, bool peer, struct sockaddr_in *out)
 	return usor_v4_of((struct sockaddr *)&ss, l, true, out);
 }
 
-/* TCP state of FD (netinet/tcp.h TCP_*), or -1 if FD is not TCP. */
-static int tcp_state(int fd)
-{
-	unsigned char info[8];
-	socklen_t l = sizeof(info);
-
-	if (usor_r->getsockopt(fd, IPPROTO_TCP, TCP_INFO, info, &l) < 0 || l < 1)
-		return -1;
-	return info[0];
-}
-
 /*
  * Tell the driver why FD stays on TCP (eusrvctl conns shows it), with the
  * destination DST if known; errno is kept.
@@ -138,11 +127,14 @@ static uint32_t reason_of(int err)
  * a later exec (once mapped).
  */
 static int install(int cfd, int fd, bool cloexec, struct usor_conn *c,
-		   bool server)
+		   bool server, const struct eusrv_sor_connect *rq)
 {
 	struct usor_conn *old;
 
-	usor_conn_import(c, fd, cfd, server);
+	if (rq)
+		usor_conn_import_connect(c, rq);
+	else
+		usor_conn_import(c, fd, cfd, server);
 	if (c->map)
 		usor_face_save(c);
 	if (usor_r->dup3(cfd, fd, cloexec ? O_CLOEXEC : 0) < 0) {
@@ -169,11 +161,13 @@ static int install(int cfd, int fd, bool cloexec, struct usor_conn *c,
  * later connect() tell how it ended.  It goes on over TCP, started here
  * without blocking.
  */
-static int interrupted(int fd, int fl, const struct sockaddr *addr,
-		       socklen_t len, const struct sockaddr_in *dst)
+static int interrupted(int fd, const struct sockaddr *addr, socklen_t len,
+		       const struct sockaddr_in *dst)
 {
-	int r, e;
+	int r, e, fl = usor_r->fcntl(fd, F_GETFL, 0);
 
+	if (fl < 0)
+		fl = O_NONBLOCK;	/* then do not touch the flags */
 	if (!(fl & O_NONBLOCK))
 		usor_r->fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	errno = 0;
@@ -188,13 +182,40 @@ static int interrupted(int fd, int fl, const struct sockaddr *addr,
 	return r;
 }
 
+/* Whether FD is a TCP socket (for a note that only TCP sockets get). */
+static bool is_tcp(int fd)
+{
+	return sockopt_int(fd, SOL_SOCKET, SO_PROTOCOL) == IPPROTO_TCP;
+}
+
+/* A connect() that stays on TCP, noted with REASON if FD is TCP. */
+static int tcp_connect(int fd, const struct sockaddr *addr, socklen_t len,
+		       uint32_t reason, int err, const struct sockaddr_in *dst)
+{
+	int r, e;
+
+	errno = 0;
+	r = usor_r->connect(fd, addr, len);
+	e = errno;
+	if (reason && is_tcp(fd))
+		note_dest(fd, reason, err, dst);
+	errno = e;
+	return r;
+}
+
+/*
+ * The driver's CONNECT does what connect() needs of the socket in the one
+ * call (checks, implicit bind, flags, options; the rings' layout): the
+ * library adds only the mapping and putting the file in FD's place.
+ */
 int usor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 {
 	struct usor_conn *c = usor_fd_get(fd);
 	const struct usor_state *st;
-	struct sockaddr_in dst, me;
 	struct eusrv_sor_connect rq;
-	int node, r, cfd, fl, fdfl, e, fam;
+	struct sockaddr_in dst;
+	int node, cfd, e, saved = errno;
+	bool nonblock;
 	uintptr_t aux;
 
 	if (c) {
@@ -215,84 +236,54 @@ int usor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	if (usor_absent() || !addr || len < (socklen_t)sizeof(sa_family_t) ||
 	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return usor_r->connect(fd, addr, len);
-	/* Only a TCP socket that is not connected or connecting yet. */
-	e = errno;
-	if (tcp_state(fd) != TCP_CLOSE) {
-		errno = e;
-		return usor_r->connect(fd, addr, len);
-	}
-	errno = e;
 	st = usor_state_get();
 	if (!st)
 		return usor_r->connect(fd, addr, len);
-	fam = v4_family(fd);
-	if (fam < 0 || fam != addr->sa_family ||
-	    !usor_v4_of(addr, len, false, &dst)) {
-		errno = e;
-		r = usor_r->connect(fd, addr, len);
-		if (addr->sa_family == AF_INET6)
-			note(fd, EUSRV_SOR_R_NOT_IPV4, 0);
-		return r;
-	}
-	errno = e;
+	errno = saved;
+	if (!usor_v4_of(addr, len, false, &dst))
+		return tcp_connect(fd, addr, len, addr->sa_family == AF_INET6 ?
+				   EUSRV_SOR_R_NOT_IPV4 : 0, 0, NULL);
 	node = usor_peers_find(&st->peers, dst.sin_addr.s_addr);
-	if (node < 0 || node == st->node) {
-		r = usor_r->connect(fd, addr, len);
-		note_dest(fd, EUSRV_SOR_R_NOT_PEER, 0, &dst);
-		return r;
-	}
-	/* A local port of our own: bind the socket if it is not bound. */
-	if (!v4_name(fd, false, &me))
-		goto tcp_other;
-	if (!me.sin_port) {
-		struct sockaddr_storage any;
-		socklen_t al = usor_v4_as(fam, &me, &any);
-
-		/* Unbound: IPv6's wildcard, not the IPv4-mapped 0.0.0.0. */
-		if (fam == AF_INET6 && !me.sin_addr.s_addr)
-			memset(&((struct sockaddr_in6 *)&any)->sin6_addr, 0,
-			       sizeof(struct in6_addr));
-		if (usor_r->bind(fd, (struct sockaddr *)&any, al) < 0 ||
-		    !v4_name(fd, false, &me))
-			goto tcp_other;
-	}
-	fl = usor_r->fcntl(fd, F_GETFL, 0);
-	fdfl = usor_r->fcntl(fd, F_GETFD, 0);
-	if (fl < 0 || fdfl < 0)
-		goto tcp_other;
+	if (node < 0 || node == st->node)
+		return tcp_connect(fd, addr, len, EUSRV_SOR_R_NOT_PEER, 0, &dst);
 	memset(&rq, 0, sizeof(rq));
 	rq.node = (uint32_t)node;
 	rq.port = ntohs(dst.sin_port);
-	rq.fd = fd;	/* the driver takes the local port from it */
+	rq.fd = fd;
+	rq.flags = EUSRV_SOR_F_INHERIT | EUSRV_SOR_F_BIND;
+	if (addr->sa_family == AF_INET6)
+		rq.flags |= EUSRV_SOR_F_INET6;
 	aux = usor_fd_aux(fd);
 	rq.snd_shift = (uint8_t)USOR_AUX_SND_SHIFT(aux);
 	rq.rcv_shift = (uint8_t)USOR_AUX_RCV_SHIFT(aux);
-	if (fl & O_NONBLOCK) {
-		/* Set-up goes on in the background; TCP there if it fails. */
-		rq.flags |= EUSRV_SOR_F_NONBLOCK;
-		rq.addr = (uintptr_t)addr;
-		rq.addrlen = len;
-	}
-	if (fdfl & FD_CLOEXEC)
-		rq.flags |= EUSRV_SOR_F_CLOEXEC;
+	/* Where a non-blocking set-up that fails goes over TCP. */
+	rq.addr = (uintptr_t)addr;
+	rq.addrlen = len;
 	cfd = usor_r->ioctl(usor_ctl_fd(), EUSRV_SOR_CONNECT, &rq);
 	if (cfd < 0) {
 		e = errno;
-		if (e == EINTR)
-			return interrupted(fd, fl, addr, len, &dst);
-		errno = 0;
-		r = usor_r->connect(fd, addr, len);
-		note_dest(fd, reason_of(e), e, &dst);
-		return r;
+		switch (e) {
+		case EPROTOTYPE:	/* not TCP: nothing to note */
+		case EISCONN:		/* TCP's own EISCONN, EALREADY... */
+			errno = saved;
+			return usor_r->connect(fd, addr, len);
+		case EAFNOSUPPORT:
+			return tcp_connect(fd, addr, len, EUSRV_SOR_R_NOT_IPV4, 0, &dst);
+		case EINTR:
+			return interrupted(fd, addr, len, &dst);
+		default:
+			return tcp_connect(fd, addr, len, reason_of(e), e, &dst);
+		}
 	}
-	c = fl & O_NONBLOCK ? usor_conn_alloc() : usor_conn_map(cfd);
+	nonblock = rq.out_flags & EUSRV_SOR_F_NONBLOCK;
+	c = nonblock ? usor_conn_alloc() : usor_conn_map_info(cfd, &rq.info);
 	if (!c) {
-		e = fl & O_NONBLOCK ? ENOMEM : errno;
+		e = nonblock ? ENOMEM : errno;
 		usor_r->close(cfd);
 		errno = e;
 		return -1;
 	}
-	if (fl & O_NONBLOCK) {
+	if (nonblock) {
 		c->pending = USOR_PEND_CONNECTING;
 		c->local.sin_family = AF_INET;
 		c->peer.sin_family = AF_INET;
@@ -302,24 +293,18 @@ int usor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	 * address on the destination's network, as the server's side names
 	 * us (usor_node_addr_like()).
 	 */
-	c->local.sin_port = me.sin_port;
-	c->local.sin_addr.s_addr = me.sin_addr.s_addr ? me.sin_addr.s_addr :
+	c->local.sin_port = htons(rq.lport);
+	c->local.sin_addr.s_addr = rq.laddr ? rq.laddr :
 		usor_node_addr_like(st, st->node >= 0 ? (uint32_t)st->node : c->node,
 				    (uint32_t)node, dst.sin_addr.s_addr);
 	c->peer = dst;
-	c->family = fam;
-	if (install(cfd, fd, fdfl & FD_CLOEXEC, c, false) < 0)
+	c->family = addr->sa_family;
+	if (install(cfd, fd, rq.out_flags & EUSRV_SOR_F_CLOEXEC, c, false, &rq) < 0)
 		return -1;
-	if (fl & O_NONBLOCK)
+	if (nonblock)
 		return (int)usor_fail(-EINPROGRESS);
+	errno = saved;
 	return 0;
-
-tcp_other:
-	e = errno;
-	errno = 0;
-	r = usor_r->connect(fd, addr, len);
-	note_dest(fd, EUSRV_SOR_R_OTHER, e, &dst);
-	return r;
 }
 
 /* ---- listen / accept ---------------------------------------------------- */
@@ -507,7 +492,7 @@ int usor_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)
 			return -1;
 		}
 		accepted_names(st, c, nfd, ss.ss_family);
-		if (install(cfd, nfd, flags & SOCK_CLOEXEC, c, true) < 0) {
+		if (install(cfd, nfd, flags & SOCK_CLOEXEC, c, true, NULL) < 0) {
 			usor_r->close(nfd);
 			errno = e;
 			continue;

@@ -108,6 +108,8 @@ long usor_fail(long neg_errno);
 void usor_conn_setup(void);
 /* Map connection file CFD: a new object with one reference, or NULL. */
 struct usor_conn *usor_conn_map(int cfd);
+/* The same with the layout CONNECT gave (no INFO call). */
+struct usor_conn *usor_conn_map_info(int cfd, const struct eusrv_sor_info *in);
 /*
  * Map the rings of connection file CFD into C, and say what the driver
  * told of them in INFO: 0, or -1 with errno.
@@ -188,6 +190,8 @@ int usor_conn_setopt(struct usor_conn *c, int cfd, int level, int name,
  * connection (SERVER) also keeps the options FD has from its listener.
  */
 void usor_conn_import(struct usor_conn *c, int fd, int cfd, bool server);
+/* What a client connection keeps of its socket, as CONNECT told it. */
+void usor_conn_import_connect(struct usor_conn *c, const struct eusrv_sor_connect *rq);
 
 /* ---- face.c ---------------------------------------------------------------- */
 

@@ -57,6 +57,16 @@ int eusrv_mbox_send(unsigned int node, u64 msg);
  * -ETIMEDOUT when none came, -ERESTARTSYS on a signal.  Process context.
  */
 int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout);
+/*
+ * The N messages MSGS for NODE in order, with one doorbell where the queue
+ * takes them together: eusrv_mbox_send_many() returns how many it took
+ * (the rest are the caller's to send), -EAGAIN if none;
+ * eusrv_mbox_send_wait_many() sleeps for room until all went (0).  The
+ * errors otherwise as above; no message goes if one is of type 0.
+ */
+int eusrv_mbox_send_many(unsigned int node, const u64 *msgs, unsigned int n);
+int eusrv_mbox_send_wait_many(unsigned int node, const u64 *msgs,
+			      unsigned int n, long timeout);
 
 /* This node's number, or -ENODEV while no mailbox is bound. */
 int eusrv_mbox_node_id(void);

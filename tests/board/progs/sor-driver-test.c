@@ -9,6 +9,8 @@
  *   sor-driver-test badioctl          malformed control ioctls
  *   sor-driver-test hold NODE PORT    connect, then block in WAIT (prints
  *                                     the errno and seconds when it ends)
+ *   sor-driver-test sockcheck NODE PORT  CONNECT's socket checks, implicit
+ *                                     bind and what it reports
  *
  * Prints "ok <what>" / "not ok <what>: <why>" lines; exits 1 on a failure.
  */
@@ -27,6 +29,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -648,6 +651,90 @@ static int do_nbconnect(int node, int port)
 	return failures ? 1 : 0;
 }
 
+/* A socket of FAMILY (IPV6_V6ONLY as V6ONLY for AF_INET6), unbound. */
+static int tcp_socket(int family, int v6only, int flags)
+{
+	int s = socket(family, SOCK_STREAM | flags, 0);
+
+	if (s >= 0 && family == AF_INET6)
+		setsockopt(s, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof(v6only));
+	return s;
+}
+
+/*
+ * CONNECT does in one call what connect() needs of the socket: the checks
+ * that leave it to TCP's own connect() (EPROTOTYPE, EAFNOSUPPORT,
+ * EISCONN), the implicit bind, and what the library would otherwise ask
+ * (port, flags, timeouts, the rings' layout).
+ */
+static int do_sockcheck(int node, int port)
+{
+	const uint32_t lib = EUSRV_SOR_F_BIND | EUSRV_SOR_F_INHERIT;
+	struct eusrv_sor_connect rq = {
+		.node = (uint32_t)node, .port = (uint16_t)port, .flags = lib,
+	};
+	struct timeval tv = { .tv_sec = 1, .tv_usec = 500000 };
+	struct sockaddr_in me;
+	socklen_t ml = sizeof(me);
+	int ctl = ctl_open(), fd, s;
+	void *map;
+
+	rq.fd = socket(AF_INET, SOCK_DGRAM, 0);
+	expect_err(connect_from(ctl, &rq), EPROTOTYPE,
+		   "CONNECT from a UDP socket: EPROTOTYPE");
+	rq.fd = tcp_socket(AF_INET6, 0, 0);
+	expect_err(connect_from(ctl, &rq), EAFNOSUPPORT,
+		   "CONNECT from an IPv6 socket to an IPv4 address: EAFNOSUPPORT");
+	rq.fd = tcp_socket(AF_INET6, 1, 0);
+	rq.flags = lib | EUSRV_SOR_F_INET6;
+	expect_err(connect_from(ctl, &rq), EAFNOSUPPORT,
+		   "CONNECT from an IPv6-only socket: EAFNOSUPPORT");
+	rq.fd = listening(AF_INET, INADDR_ANY, 0, 0);
+	rq.flags = lib;
+	expect_err(connect_from(ctl, &rq), EISCONN,
+		   "CONNECT from a listening socket: EISCONN");
+
+	/* The caller's NONBLOCK is not the socket's: INHERIT ignores it. */
+	s = tcp_socket(AF_INET, 0, SOCK_CLOEXEC);
+	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	rq.fd = s;
+	rq.flags = lib | EUSRV_SOR_F_NONBLOCK;
+	fd = ioctl(ctl, EUSRV_SOR_CONNECT, &rq);
+	result(fd >= 0, "CONNECT from an unbound socket with BIND", strerror(errno));
+	if (fd >= 0) {
+		getsockname(s, (struct sockaddr *)&me, &ml);
+		result(rq.lport && rq.lport == ntohs(me.sin_port) && !rq.laddr,
+		       "... binds it and reports its port", "not the socket's");
+		result(rq.out_flags == EUSRV_SOR_F_CLOEXEC &&
+		       (fcntl(fd, F_GETFD) & FD_CLOEXEC) &&
+		       !(fcntl(fd, F_GETFL) & O_NONBLOCK),
+		       "... blocking and close-on-exec as the socket", "other flags");
+		result(rq.rcvtimeo_ns > 1490000000LL && rq.rcvtimeo_ns < 1510000000LL &&
+		       rq.sndtimeo_ns == -1, "... reports its timeouts", "wrong");
+		map = rq.info.state == EUSRV_SOR_ST_ESTABLISHED && rq.info.map_len ?
+		      mmap(NULL, rq.info.map_len, PROT_READ | PROT_WRITE,
+			   MAP_SHARED, fd, 0) : MAP_FAILED;
+		result(map != MAP_FAILED,
+		       "... and the rings' layout: mapped without INFO", strerror(errno));
+		if (map != MAP_FAILED)
+			munmap(map, rq.info.map_len);
+		close(fd);
+	}
+	close(s);
+
+	s = tcp_socket(AF_INET6, 0, 0);
+	rq.fd = s;
+	rq.flags = lib | EUSRV_SOR_F_INET6;
+	fd = ioctl(ctl, EUSRV_SOR_CONNECT, &rq);
+	result(fd >= 0 && rq.lport && !rq.laddr,
+	       "CONNECT from an IPv6 socket to an IPv4-mapped address", strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	close(s);
+	close(ctl);
+	return failures ? 1 : 0;
+}
+
 static int listen_reg(int ctl, int fd, uint32_t addr, uint16_t port)
 {
 	struct eusrv_sor_listen l = { .addr = addr, .port = port, .fd = fd };
@@ -738,11 +825,13 @@ int main(int argc, char **argv)
 		return do_hold(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "nbconnect"))
 		return do_nbconnect(atoi(argv[2]), atoi(argv[3]));
+	if (argc == 4 && !strcmp(argv[1], "sockcheck"))
+		return do_sockcheck(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "guard"))
 		return do_guard(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 2 && !strcmp(argv[1], "badioctl"))
 		return do_badioctl();
-	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT |\n  guard NODE PORT | nbconnect NODE PORT | badioctl\n",
+	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT |\n  guard NODE PORT | nbconnect NODE PORT | sockcheck NODE PORT | badioctl\n",
 		argv[0]);
 	return 2;
 }

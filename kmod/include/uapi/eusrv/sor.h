@@ -165,6 +165,10 @@ enum eusrv_sor_state {
 
 #define EUSRV_SOR_F_NONBLOCK		_BITUL(0)	/* O_NONBLOCK on the new file */
 #define EUSRV_SOR_F_CLOEXEC		_BITUL(1)	/* O_CLOEXEC on the new fd */
+/* CONNECT only */
+#define EUSRV_SOR_F_INHERIT		_BITUL(2)	/* file flags, linger as FD's */
+#define EUSRV_SOR_F_BIND		_BITUL(3)	/* bind FD if it is not */
+#define EUSRV_SOR_F_INET6		_BITUL(4)	/* the destination was AF_INET6 */
 
 /*
  * LISTEN: user space listens on PORT with the TCP socket FD and will match
@@ -190,6 +194,25 @@ struct eusrv_sor_listen {
 	__s32 fd;		/* the listening socket (not for UNLISTEN) */
 };
 
+/* A connection as INFO (and CONNECT) report it. */
+struct eusrv_sor_info {
+	__u32 state;		/* enum eusrv_sor_state */
+	__u32 id;		/* local connection id */
+	__u32 node;		/* this node */
+	__u32 peer_node;
+	__u32 peer_id;
+	__u16 lport;		/* host order */
+	__u16 rport;
+	__u32 snd_size;
+	__u32 rcv_size;
+	__u64 map_len;		/* mmap length */
+	__u64 snd_hdr_off;	/* offsets of the four parts in the mapping */
+	__u64 snd_data_off;
+	__u64 rcv_hdr_off;
+	__u64 rcv_data_off;
+	__u32 reserved[4];
+};
+
 /*
  * CONNECT: a connection to PORT on board node NODE from the caller's TCP
  * socket FD, which must be bound (its local port is the connection's, and
@@ -213,6 +236,24 @@ struct eusrv_sor_listen {
  * writable, afterwards poll, read and write are the socket's.  ADDR must
  * be an AF_INET or AF_INET6 address on PORT (else EINVAL).  Without ADDR
  * a failure ends in RESET with the error (GET_ERROR).
+ *
+ * So that connect() costs user space one call, CONNECT also does and
+ * tells what the library would otherwise ask of FD one call at a time:
+ * with EUSRV_SOR_F_BIND an unbound FD is first bound to its family's
+ * wildcard address and a free port (as connect() itself would); with
+ * EUSRV_SOR_F_INHERIT the new file is non-blocking and close-on-exec as
+ * FD is (the caller's NONBLOCK and CLOEXEC are ignored), a connection
+ * whose socket had SO_LINGER with a zero time resets when closed, and
+ * the socket's receive and send timeouts are reported.  On success the
+ * fields after ADDR say what was used: FD's port and IPv4 address (0:
+ * any), the file's NONBLOCK and CLOEXEC, the timeouts, and for a
+ * blocking CONNECT the connection as INFO gives it (mmap it at once).
+ * Whatever the flags: EPROTOTYPE if FD is not a TCP socket,
+ * EAFNOSUPPORT if it cannot speak IPv4 to the destination (the
+ * destination's family, EUSRV_SOR_F_INET6 for an IPv4-mapped IPv6
+ * address, is not FD's; an IPV6_V6ONLY socket; bound to an IPv6-only
+ * address), EISCONN if it is connected, connecting or listening: for
+ * these, TCP's own connect() gives the answer a program expects.
  */
 struct eusrv_sor_connect {
 	__u32 node;
@@ -227,6 +268,15 @@ struct eusrv_sor_connect {
 	__u32 addrlen;		/* 0, or the length of ADDR (at most 128) */
 	__u32 reserved3;	/* 0: ADDR at the same offset for 32-bit programs */
 	__u64 addr;		/* user pointer: where TCP connects instead */
+	/* out, on success */
+	__u32 out_flags;	/* EUSRV_SOR_F_NONBLOCK, _CLOEXEC of the file */
+	__u16 lport;		/* FD's local port, host order */
+	__u16 reserved4;
+	__u32 laddr;		/* FD's IPv4 address, network order; 0 = any */
+	__u32 reserved5;
+	__s64 rcvtimeo_ns;	/* FD's SO_RCVTIMEO (F_INHERIT), -1 = none */
+	__s64 sndtimeo_ns;	/* FD's SO_SNDTIMEO (F_INHERIT), -1 = none */
+	struct eusrv_sor_info info;	/* blocking: the connection */
 };
 
 /*
@@ -443,31 +493,13 @@ struct eusrv_sor_stats {
 
 #define EUSRV_SOR_LISTEN	_IOW(EUSRV_SOR_IOC_MAGIC, 0x01, struct eusrv_sor_listen)
 #define EUSRV_SOR_UNLISTEN	_IOW(EUSRV_SOR_IOC_MAGIC, 0x02, struct eusrv_sor_listen)
-#define EUSRV_SOR_CONNECT	_IOW(EUSRV_SOR_IOC_MAGIC, 0x03, struct eusrv_sor_connect)
+#define EUSRV_SOR_CONNECT	_IOWR(EUSRV_SOR_IOC_MAGIC, 0x03, struct eusrv_sor_connect)
 #define EUSRV_SOR_ACCEPT	_IOW(EUSRV_SOR_IOC_MAGIC, 0x04, struct eusrv_sor_accept)
 #define EUSRV_SOR_NOTE		_IOW(EUSRV_SOR_IOC_MAGIC, 0x05, struct eusrv_sor_note)
 #define EUSRV_SOR_LIST		_IOWR(EUSRV_SOR_IOC_MAGIC, 0x06, struct eusrv_sor_list)
 #define EUSRV_SOR_STATS		_IOR(EUSRV_SOR_IOC_MAGIC, 0x07, struct eusrv_sor_stats)
 
 /* ---- Connection file ioctls ------------------------------------------- */
-
-struct eusrv_sor_info {
-	__u32 state;		/* enum eusrv_sor_state */
-	__u32 id;		/* local connection id */
-	__u32 node;		/* this node */
-	__u32 peer_node;
-	__u32 peer_id;
-	__u16 lport;		/* host order */
-	__u16 rport;
-	__u32 snd_size;
-	__u32 rcv_size;
-	__u64 map_len;		/* mmap length */
-	__u64 snd_hdr_off;	/* offsets of the four parts in the mapping */
-	__u64 snd_data_off;
-	__u64 rcv_hdr_off;
-	__u64 rcv_data_off;
-	__u32 reserved[4];
-};
 
 /* WAIT events */
 #define EUSRV_SOR_W_RECV		_BITUL(0)	/* data, EOF or error */
