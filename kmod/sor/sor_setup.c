@@ -1281,6 +1281,7 @@ static struct file *sor_connect_sock(struct eusrv_sor_connect *rq,
 				     bool *linger0)
 {
 	int family = rq->flags & EUSRV_SOR_F_INET6 ? AF_INET6 : AF_INET;
+	__be32 laddr = 0;
 	struct socket *sock;
 	struct file *file;
 	struct sock *sk;
@@ -1308,8 +1309,9 @@ static struct file *sor_connect_sock(struct eusrv_sor_connect *rq,
 		err = -EISCONN;
 	else if (!inet_sk(sk)->inet_num)
 		err = -EINVAL;
-	else if (!sor_sock_v4_source(sk, &rq->laddr))
+	else if (!sor_sock_v4_source(sk, &laddr))
 		err = -EAFNOSUPPORT;
+	rq->laddr = (__force u32)laddr;	/* network order, as the uapi says */
 	rq->lport = inet_sk(sk)->inet_num;
 	if (!err && (rq->flags & EUSRV_SOR_F_INHERIT))
 		sor_connect_inherit(sock, rq, linger0);

@@ -36,6 +36,7 @@ struct fake {
 	int64_t now;
 	/* What happens when the caller sleeps in WAIT. */
 	void (*on_wait)(struct fake *f);
+	int64_t wait_at;	/* when the last WAIT began (on_wait's clock) */
 	int wait_ret;
 	unsigned char next;	/* next byte the fake peer delivers */
 };
@@ -213,6 +214,26 @@ static bool seq_ok(const unsigned char *b, size_t n, unsigned char first)
 static void on_wait_deliver6(struct fake *f)
 {
 	deliver(f, 6);
+}
+
+/* Data that comes only after SLEEP_NS of the wait: long, or soon. */
+static void deliver_after(struct fake *f, long sleep_ns)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = sleep_ns };
+
+	f->wait_at = k_now(f);
+	nanosleep(&ts, NULL);
+	deliver(f, 6);
+}
+
+static void on_wait_deliver6_late(struct fake *f)
+{
+	deliver_after(f, 2000000);	/* past the 1 ms cap: spinning would not pay */
+}
+
+static void on_wait_deliver6_soon(struct fake *f)
+{
+	deliver_after(f, 100000);
 }
 
 static void on_wait_drain(struct fake *f)
@@ -448,7 +469,10 @@ static void test_spin(void)
 	pthread_join(t, NULL);
 }
 
-/* Adaptive spinning: it grows when data comes during a spin, fades when not. */
+/*
+ * Adaptive spinning: it grows when data comes during a spin or soon after
+ * the reader slept, fades when not.
+ */
 static void test_adaptive_spin(void)
 {
 	static struct fake f;
@@ -463,8 +487,8 @@ static void test_adaptive_spin(void)
 	f.now = -1;
 	usor_ring_spin_init(&f.r);
 	ok(f.r.spin.budget_ns == 50000, "adaptive: starts with a 50 us budget");
-	/* Data comes only after the sleep: the spin did not pay. */
-	f.on_wait = on_wait_deliver6;
+	/* Data comes long after the sleep began: the spin did not pay. */
+	f.on_wait = on_wait_deliver6_late;
 	ok(usor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 6 && f.waits == 1 &&
 	   f.r.spin.budget_ns == 25000,
 	   "adaptive: a spin that saw nothing halves the budget (25 us)");
@@ -475,18 +499,30 @@ static void test_adaptive_spin(void)
 		int64_t t0 = k_now(&f);
 
 		usor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
-		spins_at_zero += k_now(&f) - t0 >= 10000;
+		spins_at_zero += f.wait_at - t0 >= 10000;	/* before the wait */
 	}
 	ok(f.r.spin.budget_ns == 0 && spins_at_zero >= 1 && spins_at_zero <= 4,
-	   "adaptive: then a short spin only every 16th sleep (%d of 32 took 10 us+)",
+	   "adaptive: then a short spin only every 16th sleep (%d of 32 spun 10 us+)",
 	   spins_at_zero);
+	/* Data soon after the sleep began: a spin that long would have paid. */
+	f.on_wait = on_wait_deliver6_soon;
+	{
+		int64_t t0 = k_now(&f), took;
+
+		usor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
+		took = k_now(&f) - t0;
+		ok(f.r.spin.budget_ns >= 100000 && f.r.spin.budget_ns <= 1000000 &&
+		   f.r.spin.budget_ns <= took + took / 4 + 1000,
+		   "adaptive: a sleep that data ended within the cap teaches a budget that covers it (%lld us for a %lld us wait)",
+		   (long long)f.r.spin.budget_ns / 1000, (long long)took / 1000);
+	}
 	/* Data during the spin: it paid, the budget grows to the cap. */
 	f.on_wait = NULL;
 	f.r.spin.budget_ns = 100000000;
 	if (pthread_create(&t, NULL, deliver_later, &f))
 		abort();
-	ok(usor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 7 && f.r.spin.budget_ns == 200000,
-	   "adaptive: a spin that saw data keeps spinning (budget capped at 200 us)");
+	ok(usor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 7 && f.r.spin.budget_ns == 1000000,
+	   "adaptive: a spin that saw data keeps spinning (budget capped at 1 ms)");
 	pthread_join(t, NULL);
 }
 
