@@ -6,6 +6,10 @@
  * page) are allocated and zeroed in the background and handed out ready;
  * freed blocks come back, are zeroed again off the critical path and
  * reused.  Memory handed to a connection never carries old data.
+ *
+ * The pool is sized by demand: a get that finds it empty doubles what it
+ * keeps (from SOR_POOL_MIN up to SOR_POOL_MAX blocks of each size), and a
+ * refill that was not needed lets it shrink back by an eighth.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,10 +22,9 @@
 
 #include "sor_mem.h"
 
-/* Ready blocks kept of each size: enough for a burst of connects. */
-#define SOR_POOL_TARGET		8U
-/* Freed blocks waiting to be zeroed, at most (the rest go back at once). */
-#define SOR_POOL_DIRTY_MAX	16U
+/* Blocks kept of each size, ready or to be zeroed: the bounds of target. */
+#define SOR_POOL_MIN		8U
+#define SOR_POOL_MAX		32U
 
 struct sor_pool_class {
 	size_t len;
@@ -29,6 +32,8 @@ struct sor_pool_class {
 	struct list_head dirty;		/* to zero before reuse */
 	unsigned int nr_ready;
 	unsigned int nr_dirty;
+	unsigned int target;		/* blocks to keep, by demand */
+	bool missed;			/* a get found none since the last fill */
 };
 
 /* A free block links itself through its first bytes. */
@@ -45,15 +50,24 @@ static atomic64_t sor_pool_out = ATOMIC64_INIT(0);
 static DECLARE_DELAYED_WORK(sor_pool_work, sor_pool_fill);
 
 /*
- * Refill a little later, not at once: on a one-CPU node an immediate
- * refill would zero memory in the middle of the connect() it serves.
+ * Refill at the next tick: the worker zeroes a page at a time and yields
+ * between pages, so it fills the time a connect() waits for its peer
+ * without holding up the connect() when the answer comes.
  */
-#define SOR_POOL_DELAY_MS	50U
-
 static void sor_pool_later(void)
 {
-	queue_delayed_work(sor_wq, &sor_pool_work,
-			   msecs_to_jiffies(SOR_POOL_DELAY_MS));
+	queue_delayed_work(sor_wq, &sor_pool_work, 1);
+}
+
+/* Zero LEN bytes at P a page at a time, yielding between pages. */
+static void sor_pool_zero(void *p, size_t len)
+{
+	size_t off;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		clear_page(p + off);
+		cond_resched();
+	}
 }
 
 static struct sor_pool_class *sor_pool_class(size_t len)
@@ -66,9 +80,11 @@ static struct sor_pool_class *sor_pool_class(size_t len)
 	return NULL;
 }
 
-static void *sor_pool_new(size_t len)
+/* Fresh memory of LEN bytes, zeroed here (ZERO) or by the caller. */
+static void *sor_pool_new(size_t len, bool zero)
 {
-	void *p = alloc_pages_exact(len, GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	void *p = alloc_pages_exact(len, GFP_KERNEL | __GFP_NOWARN |
+					 (zero ? __GFP_ZERO : 0));
 
 	if (p && !eusrv_sor_addr_encodable(sor_conn_ring_phys(p))) {
 		free_pages_exact(p, len);
@@ -92,6 +108,9 @@ void *sor_pool_get(size_t len)
 		if (b) {
 			list_del(&b->link);
 			k->nr_ready--;
+		} else {
+			k->missed = true;
+			k->target = min(2 * k->target, SOR_POOL_MAX);
 		}
 		spin_unlock_irq(&sor_pool_lock);
 		sor_pool_later();
@@ -100,7 +119,7 @@ void *sor_pool_get(size_t len)
 		/* The link was the only word written since it was zeroed. */
 		memset(b, 0, sizeof(*b));
 	} else {
-		b = sor_pool_new(len);
+		b = sor_pool_new(len, true);
 	}
 	if (b)
 		atomic64_add(len, &sor_pool_out);
@@ -124,8 +143,7 @@ void sor_pool_put(void *p, size_t len)
 	atomic64_sub(len, &sor_pool_out);
 	if (k) {
 		spin_lock_irqsave(&sor_pool_lock, flags);
-		if (!sor_pool_dying && k->nr_ready + k->nr_dirty < SOR_POOL_TARGET &&
-		    k->nr_dirty < SOR_POOL_DIRTY_MAX) {
+		if (!sor_pool_dying && k->nr_ready + k->nr_dirty < k->target) {
 			list_add_tail(&b->link, &k->dirty);
 			k->nr_dirty++;
 			keep = true;
@@ -149,6 +167,12 @@ static void sor_pool_fill(struct work_struct *w)
 	for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
 		struct sor_pool_class *k = &sor_pool[i];
 
+		/* Not asked for more than it had: keep a little less. */
+		spin_lock_irq(&sor_pool_lock);
+		if (!k->missed && k->nr_ready + k->nr_dirty >= k->target)
+			k->target = max(k->target - k->target / 8, SOR_POOL_MIN);
+		k->missed = false;
+		spin_unlock_irq(&sor_pool_lock);
 		for (;;) {
 			spin_lock_irq(&sor_pool_lock);
 			b = list_first_entry_or_null(&k->dirty,
@@ -158,20 +182,18 @@ static void sor_pool_fill(struct work_struct *w)
 				k->nr_dirty--;
 			}
 			spin_unlock_irq(&sor_pool_lock);
-			if (b) {
-				memset(b, 0, k->len);
-				p = b;
-			} else {
-				if (READ_ONCE(k->nr_ready) >= SOR_POOL_TARGET ||
+			if (!b) {
+				if (READ_ONCE(k->nr_ready) >= READ_ONCE(k->target) ||
 				    READ_ONCE(sor_pool_dying))
 					break;
-				p = sor_pool_new(k->len);
-				if (!p)
+				b = sor_pool_new(k->len, false);
+				if (!b)
 					break;
 			}
-			b = p;
+			sor_pool_zero(b, k->len);
+			p = b;
 			spin_lock_irq(&sor_pool_lock);
-			if (k->nr_ready < SOR_POOL_TARGET && !sor_pool_dying) {
+			if (k->nr_ready < k->target && !sor_pool_dying) {
 				list_add_tail(&b->link, &k->ready);
 				k->nr_ready++;
 				p = NULL;
@@ -186,13 +208,16 @@ static void sor_pool_fill(struct work_struct *w)
 
 void sor_pool_init(void)
 {
+	unsigned int i;
+
 	sor_pool[0].len = 1U << max_t(unsigned int, EUSRV_SOR_RING_DEF_SHIFT,
 				      PAGE_SHIFT);
 	sor_pool[1].len = SOR_RCV_DATA_OFF + sor_pool[0].len;
-	INIT_LIST_HEAD(&sor_pool[0].ready);
-	INIT_LIST_HEAD(&sor_pool[0].dirty);
-	INIT_LIST_HEAD(&sor_pool[1].ready);
-	INIT_LIST_HEAD(&sor_pool[1].dirty);
+	for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
+		INIT_LIST_HEAD(&sor_pool[i].ready);
+		INIT_LIST_HEAD(&sor_pool[i].dirty);
+		sor_pool[i].target = SOR_POOL_MIN;
+	}
 	queue_delayed_work(sor_wq, &sor_pool_work, 0);
 }
 
