@@ -313,6 +313,22 @@ static bool cdma_resend_refused(struct cdma_dev *cd, u32 sr)
 	return true;
 }
 
+/*
+ * CDMASR as the engine has it, for the error work.  Our write-1-to-clear
+ * reads back as itself until the virtual board applies it, without
+ * SGIncld (always 1 in scatter-gather mode): read on until the engine's
+ * own word is there, or the error bits would seem gone and the failed
+ * transfer be left waiting for an interrupt that already came.
+ */
+static u32 cdma_sr_settled(struct cdma_dev *cd)
+{
+	u32 sr;
+
+	readl_poll_timeout(cd->regs + EUSRV_CDMA_SR, sr,
+			   sr & EUSRV_CDMA_SR_SGINCLD, 10, 100 * USEC_PER_MSEC);
+	return sr;
+}
+
 static void cdma_err_work(struct work_struct *work)
 {
 	struct cdma_dev *cd = container_of(work, struct cdma_dev, err_work);
@@ -323,7 +339,7 @@ static void cdma_err_work(struct work_struct *work)
 	mutex_lock(&cdma_lock);
 	if (cd->dead)
 		goto unlock;
-	sr = readl(cd->regs + EUSRV_CDMA_SR);
+	sr = cdma_sr_settled(cd);
 	r = cdma_chain_reclaim(&cd->chain, NULL);
 	/*
 	 * A stale request; or the engine wrote a descriptor's error before
