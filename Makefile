@@ -3,6 +3,8 @@
 #   make          build everything into build/
 #   make deps     install the Debian packages the project needs (idempotent)
 #   make check    run every test; ends with "N passed, N failed, N skipped"
+#   make armhf    cross-build what 32-bit ARM nodes run into build/armhf
+#   make check-arm  the board suites that run on a board of armhf nodes
 #   make run      boot a two-node virtual board and show a mailbox round trip
 #   make bench    measure the board's transports side by side (tables)
 #   make fuzz     the sockets-over-RDMA driver under random use by nobody
@@ -17,7 +19,7 @@ export TOP BUILD
 
 SUBDIRS	:= qemu kmod userspace
 
-.PHONY: all deps deps-bench check run bench fuzz kunit glibc glibc-unpatched clean $(SUBDIRS)
+.PHONY: all deps deps-bench check check-arm armhf run bench fuzz kunit glibc glibc-unpatched clean $(SUBDIRS)
 
 all: $(SUBDIRS)
 
@@ -33,6 +35,19 @@ deps-bench:
 
 check: deps all glibc glibc-unpatched
 	tests/run
+
+# Nodes of another ISA (qemu/board start --arch=armhf): the modules against
+# Debian's armmp kernel (fetched and cached with its headers), the node
+# agent and the tools, with Debian's cross compiler.
+armhf: deps all
+	qemu/guest/cross-build.sh armhf
+
+# The board suites on two armhf nodes (TCG): the first run also fetches the
+# armmp kernel and builds the armhf root file system (a few minutes, cached
+# in ~/.cache/eusrv).
+ARM_SUITES := tests/board/10-two-nodes.sh tests/board/40-cdma.sh tests/board/60-sor-driver.sh
+check-arm: deps all armhf
+	EUSRV_ARCH=armhf tests/run $(ARM_SUITES)
 
 run: deps all
 	qemu/run-demo

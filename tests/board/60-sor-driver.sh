@@ -122,9 +122,14 @@ fi
 # (CONNECT's TCP address is where the kernel reads it), LIST, INFO, mmap.
 # Built with Debian's i686 cross compiler: gcc-multilib would take the
 # place of the ARM cross compilers (they conflict).
+# On 32-bit ARM nodes the program is a 32-bit one already.
 prog_abuse=$prog
-prog=$BUILD/tests/board/sor-abuse-test-i686
-if out=$(i686-linux-gnu-gcc -static -std=gnu11 -Wall -Wextra -Werror -O2 \
+prog=$NODE_BUILD/tests/board/sor-abuse-test-i686
+if [ "$EUSRV_ARCH" != x86_64 ]; then
+	prog=$prog_abuse
+	run_report "node0 32-bit rings" node0 rings 1 $PORT $CLOSED
+	run_report "node0 32-bit tcpfree" node0 tcpfree 1 $CLOSED
+elif out=$(i686-linux-gnu-gcc -static -std=gnu11 -Wall -Wextra -Werror -O2 \
 	-I"$TOP/kmod/include" -o "$prog" "$TOP/tests/board/progs/sor-abuse-test.c" 2>&1); then
 	run_report "node0 32-bit rings" node0 rings 1 $PORT $CLOSED
 	run_report "node0 32-bit tcpfree" node0 tcpfree 1 $CLOSED
@@ -296,7 +301,7 @@ quarantine_drains "node1 killed" node0
 # node0's connections with the dead node retire, their rings go.
 books_balanced node0
 
-kdir=$BUILD/kmod
+kdir=$NODE_BUILD/kmod
 check "node0: unload and reload eusrv_sor" on node0 \
 	"rmmod eusrv_sor && insmod $kdir/eusrv_sor.ko && test -c /dev/eusrv_sor"
 run_report "node0 after reload" node0 badioctl
