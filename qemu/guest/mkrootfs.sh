@@ -30,7 +30,7 @@ pkgs="bash kmod iproute2 procps iputils-ping binutils mawk psmisc
 util-linux findutils grep sed coreutils netcat-openbsd"
 LOCK_TIMEOUT=1800
 
-key=$(cat "$0" | sha256sum | cut -c1-16)
+key=$(sha256sum <"$0" | cut -c1-16)
 dir=$cache/rootfs/$arch-$key
 if [ -f "$dir/.complete" ]; then
 	echo "$dir"
@@ -77,9 +77,10 @@ tmp=$dir.tmp
 rm -rf "$tmp" "$dir"
 trap 'progress_stop; rm -rf "$tmp"' EXIT
 log=$cache/rootfs/$arch-$key.log
-progress_start "mkrootfs: mmdebstrap $arch" 0 bytes "progress_bytes '$tmp'"
+# Progress: mmdebstrap's log lines (the chroot's /proc makes its size useless).
+progress_start "mkrootfs: mmdebstrap $arch" 0 lines "progress_lines '$log' ."
 # Documentation and translations are of no use on a node.
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2016
 if ! mmdebstrap --mode=root --variant=minbase --architectures="$arch" \
 	--include="$(echo $pkgs | tr ' ' ,)" \
 	--dpkgopt='path-exclude=/usr/share/man/*' \
