@@ -4,6 +4,7 @@
 #   make deps     install the Debian packages the project needs (idempotent)
 #   make check    run every test; ends with "N passed, N failed, N skipped"
 #   make armhf    cross-build what 32-bit ARM nodes run into build/armhf
+#   make arm64    the same for 64-bit ARM nodes, into build/arm64
 #   make check-arm  the board suites that run on a board of armhf nodes
 #   make run      boot a two-node virtual board and show a mailbox round trip
 #   make bench    measure the board's transports side by side (tables)
@@ -19,7 +20,7 @@ export TOP BUILD
 
 SUBDIRS	:= qemu kmod userspace
 
-.PHONY: all deps deps-bench check check-arm armhf run bench fuzz kunit glibc glibc-unpatched clean $(SUBDIRS)
+.PHONY: all deps deps-bench check check-arm armhf arm64 run bench fuzz kunit glibc glibc-unpatched clean $(SUBDIRS)
 
 all: $(SUBDIRS)
 
@@ -36,11 +37,14 @@ deps-bench:
 check: deps all glibc glibc-unpatched
 	tests/run
 
-# Nodes of another ISA (qemu/board start --arch=armhf): the modules against
-# Debian's armmp kernel (fetched and cached with its headers), the node
+# Nodes of another ISA (qemu/board start --arch=armhf, arm64): the modules
+# against Debian's armmp (arm64) kernel (fetched and cached with its headers), the node
 # agent and the tools, with Debian's cross compiler.
 armhf: deps all
 	qemu/guest/cross-build.sh armhf
+
+arm64: deps all
+	qemu/guest/cross-build.sh arm64
 
 # The board suites on two armhf nodes (TCG): the first run also fetches the
 # armmp kernel and builds the armhf root file system (a few minutes, cached

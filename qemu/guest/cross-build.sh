@@ -1,6 +1,6 @@
 #!/bin/sh
 # cross-build.sh ARCH: build what a node of the Debian architecture ARCH
-# (armhf) runs into $BUILD/ARCH (make armhf): the modules against that
+# (armhf, arm64) runs into $BUILD/ARCH (make armhf): the modules against that
 # node kernel's headers (fetch-kernel.sh ARCH), the node agent, the tools and
 # the benchmark programs, with Debian's cross compiler.  The layout is the
 # one of $BUILD for x86 nodes: kmod/*.ko, bin/, lib/.  Incremental: the
@@ -14,8 +14,9 @@ BUILD=${BUILD:-$TOP/build}
 arch=${1:-}
 case $arch in
 armhf) karch=arm cross=arm-linux-gnueabihf- ;;
+arm64) karch=arm64 cross=aarch64-linux-gnu- ;;
 *)
-	echo "cross-build: usage: cross-build.sh armhf" >&2
+	echo "cross-build: usage: cross-build.sh armhf|arm64" >&2
 	exit 2
 	;;
 esac

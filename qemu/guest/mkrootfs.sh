@@ -1,6 +1,6 @@
 #!/bin/sh
 # mkrootfs.sh ARCH: print the directory of the root file system that nodes
-# of the Debian architecture ARCH (armhf) boot from, building it first if
+# of the Debian architecture ARCH (armhf, arm64) boot from, building it first if
 # needed.  x86-64 nodes share the host's root; nodes of another ISA cannot,
 # so they get a small Debian of their own, made by mmdebstrap from Debian's
 # packages (foreign maintainer scripts run through qemu-user-static and
@@ -14,8 +14,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 arch=${1:-}
 case $arch in
 armhf) qarch=arm ;;
+arm64) qarch=aarch64 ;;
 *)
-	echo "mkrootfs: usage: mkrootfs.sh armhf" >&2
+	echo "mkrootfs: usage: mkrootfs.sh armhf|arm64" >&2
 	exit 2
 	;;
 esac

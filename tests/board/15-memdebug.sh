@@ -19,7 +19,7 @@ if [ "${EUSRV_MEMDEBUG:-1}" = 0 ]; then
 	echo "1..0 # SKIP the memory debugging is off (EUSRV_MEMDEBUG=0)"
 	exit 0
 fi
-build_prog ram-poke
+build_host_prog ram-poke
 board_up "2 nodes boot" -n 2
 
 for n in node0 node1; do

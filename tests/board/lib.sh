@@ -4,11 +4,12 @@ BUILD=${BUILD:-$TOP/build}
 export TOP BUILD
 # The nodes' ISA: EUSRV_ARCH (qemu/board start --arch; make check-arm sets
 # armhf).  NODE_BUILD is where the binaries the nodes run are (make armhf
-# cross-builds them into $BUILD/armhf), NODE_CC what builds the suites'
-# programs for them.
+# and make arm64 cross-build them into $BUILD/armhf, $BUILD/arm64), NODE_CC
+# what builds the suites' programs for them.
 EUSRV_ARCH=${EUSRV_ARCH:-x86_64}
 case $EUSRV_ARCH in
 armhf) NODE_BUILD=$BUILD/armhf NODE_CC=arm-linux-gnueabihf-gcc ;;
+arm64) NODE_BUILD=$BUILD/arm64 NODE_CC=aarch64-linux-gnu-gcc ;;
 *) NODE_BUILD=$BUILD NODE_CC=cc ;;
 esac
 export EUSRV_ARCH
@@ -208,4 +209,12 @@ build_prog_as() {
 		exit 1
 	fi
 	prog=$bin
+}
+
+# build_host_prog NAME [CC ARGS...]: the same for a program the suite runs
+# on the host (whatever the nodes' ISA), built into $BUILD/tests/board/NAME.
+build_host_prog() {
+	local NODE_BUILD=$BUILD NODE_CC=cc
+
+	build_prog_as "$1" "$@"
 }
