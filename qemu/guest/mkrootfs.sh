@@ -26,9 +26,13 @@ mirror=${EUSRV_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 suite=bookworm
 # What node-init, the agent, the board suites and the tools need beyond
 # Debian's essential set: modules, addresses, ps, ping, nm (the symbol
-# check of suite 10), awk, the C library's programs' dependencies.
+# check of suite 10), awk; then the unmodified programs the sockets over
+# RDMA suites run (70: nc, iperf3, redis, sockperf, nginx and curl, and
+# python3 for a helper), as tests/deps.sh installs them on the host for
+# the x86 nodes.
 pkgs="bash kmod iproute2 procps iputils-ping binutils mawk psmisc
-util-linux findutils grep sed coreutils netcat-openbsd"
+util-linux findutils grep sed coreutils netcat-openbsd
+iperf3 redis-server redis-tools sockperf nginx-light curl python3-minimal"
 LOCK_TIMEOUT=1800
 
 key=$(sha256sum <"$0" | cut -c1-16)
