@@ -10,6 +10,7 @@ busybox-static linux-headers-amd64 kmod cpio iproute2 procps psmisc
 sparse cppcheck util-linux coreutils iputils-ping
 linux-source-6.1 xz-utils dt-schema device-tree-compiler python3-yaml
 flex bison bc libssl-dev python3 gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu
+qemu-system-arm mmdebstrap qemu-user-static arch-test
 redis-server redis-tools iperf3 sockperf nginx-light curl netcat-openbsd
 ethtool wrk memcached libmemcached-tools postgresql gnuplot-nox
 glibc-source gawk patch gcc-i686-linux-gnu}"

@@ -20,6 +20,7 @@
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -303,6 +304,18 @@ static int cdma_diag_no_restart(int ret)
 	__l < 0 ? -EINTR : __l == 0 ? -ETIMEDOUT : 0;				\
 })
 
+/*
+ * Where copy I of LEN bytes starts in the transmit buffer; div_u64_rem(),
+ * since 32-bit ARM has no 64-bit division helper in the kernel.
+ */
+static u32 cdma_diag_off(u32 i, u32 len)
+{
+	u32 off;
+
+	div_u64_rem((u64)i * 4099U, CDMA_DIAG_TX_SIZE - len + 1, &off);
+	return off;
+}
+
 static void cdma_diag_new_run(unsigned int peer)
 {
 	spin_lock_irq(&cdma_diag_tx_lock);
@@ -335,7 +348,7 @@ static int cdma_diag_copy_run(struct eusrv_cdma_copy *c, const struct cdma_diag_
 	start = ktime_get();
 	for (i = 0; i < c->count; i++) {
 		u32 slot = i % CDMA_DIAG_SLOTS;
-		u32 off = (u32)(((u64)i * 4099U) % (CDMA_DIAG_TX_SIZE - c->len + 1));
+		u32 off = cdma_diag_off(i, c->len);
 		u64 verify = c->len | (u64)off << DIAG_OFF_SHIFT |
 			     (c->flags & EUSRV_CDMA_DIAG_F_NOVERIFY ? DIAG_NOVERIFY : 0);
 		struct eusrv_cdma_xfer x = {

@@ -110,15 +110,25 @@ static void sor_user_conn_put(struct user_struct *user)
 /* The calling task's allowance: its user and locked-memory limit. */
 void sor_charge_owner(struct sor_owner *o)
 {
-	o->user = get_current_user();
+	o->cred = get_current_cred();
+	o->user = o->cred->user;
 	o->limit = capable(CAP_IPC_LOCK) ? RLIM_INFINITY :
 		   rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
 }
 
+/* TO: the allowance FROM has, with a reference of its own. */
+void sor_charge_owner_copy(struct sor_owner *to, const struct sor_owner *from)
+{
+	to->cred = get_cred(from->cred);
+	to->user = from->user;
+	to->limit = from->limit;
+}
+
 void sor_charge_owner_put(struct sor_owner *o)
 {
-	if (o->user)
-		free_uid(o->user);
+	if (o->cred)
+		put_cred(o->cred);
+	o->cred = NULL;
 	o->user = NULL;
 }
 
@@ -163,7 +173,8 @@ int sor_charge(struct sor_charge_acct *ch, const struct sor_owner *o,
 			sor_user_conn_put(o->user);
 			return ret;
 		}
-		ch->user = get_uid(o->user);
+		ch->cred = get_cred(o->cred);
+		ch->user = o->user;
 		ch->pages = pages;
 		return 0;
 	}
@@ -188,6 +199,7 @@ void sor_uncharge(struct sor_charge_acct *ch)
 	atomic_long_sub(ch->pages, &sor_charged);
 	sor_user_conn_put(ch->user);
 	ch->pages = 0;
-	free_uid(ch->user);
+	put_cred(ch->cred);
+	ch->cred = NULL;
 	ch->user = NULL;
 }

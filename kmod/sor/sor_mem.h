@@ -12,21 +12,30 @@
 
 #include "sor_base.h"
 
+struct cred;
 struct user_struct;
 
-/* Whom ring memory is charged to, and up to how many pages (sor_charge.c). */
+/*
+ * Whom ring memory is charged to, and up to how many pages (sor_charge.c).
+ * The references are on the credentials that name the user: free_uid() is
+ * not exported by every kernel the driver loads in (Debian's 6.1 before
+ * 6.1.0-56), put_cred() is.
+ */
 struct sor_owner {
-	struct user_struct *user;
+	const struct cred *cred;	/* referenced */
+	struct user_struct *user;	/* cred's */
 	unsigned long limit;		/* pages, or RLIM_INFINITY */
 };
 
 /* A charge held: PAGES on USER's locked_vm. */
 struct sor_charge_acct {
-	struct user_struct *user;
+	const struct cred *cred;	/* referenced */
+	struct user_struct *user;	/* cred's */
 	unsigned long pages;
 };
 
 void sor_charge_owner(struct sor_owner *o);
+void sor_charge_owner_copy(struct sor_owner *to, const struct sor_owner *from);
 void sor_charge_owner_put(struct sor_owner *o);
 unsigned long sor_charge_pages(u32 snd, u32 rcv);
 int sor_charge(struct sor_charge_acct *ch, const struct sor_owner *o,

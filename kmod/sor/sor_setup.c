@@ -511,8 +511,7 @@ static bool sor_request_listener(struct sor_request *r)
 		r->net = get_net(found->net);
 		r->lsk = found->sk;
 		sock_hold(r->lsk);
-		r->owner.user = get_uid(found->owner.user);
-		r->owner.limit = found->owner.limit;
+		sor_charge_owner_copy(&r->owner, &found->owner);
 		r->addr = found->addr;
 		r->snd_shift = found->snd_shift;
 		r->rcv_shift = found->rcv_shift;

@@ -7,8 +7,18 @@
 # the compressed boot/vmlinuz-<abi>, boot/vmlinux-<abi> is the same kernel
 # uncompressed: QEMU starts it directly at its PVH entry point, which spares
 # every node the BIOS real-mode boot and the xz decompression (~4 s of TCG).
+#
+# fetch-kernel.sh armhf|arm64: the same for ARM nodes (fetch-kernel-arm.sh).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+case ${1:-x86_64} in
+x86_64) ;;
+armhf | arm64) exec "$here/fetch-kernel-arm.sh" "$1" ;;
+*)
+	echo "fetch-kernel: no node kernel for architecture '$1'" >&2
+	exit 2
+	;;
+esac
 . "$here/../../tests/lib/progress.sh"
 
 cache=${EUSRV_CACHE:-$HOME/.cache/eusrv}

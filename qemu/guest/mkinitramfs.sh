@@ -10,6 +10,8 @@ kdir=$1
 abi=$(cat "$kdir/abi")
 cache=${EUSRV_CACHE:-$HOME/.cache/eusrv}
 busybox=/bin/busybox
+# A kernel of another architecture comes with its own (fetch-kernel-armhf.sh).
+[ -x "$kdir/bin/busybox" ] && busybox=$kdir/bin/busybox
 [ -x "$busybox" ] || {
 	echo "mkinitramfs: $busybox missing (install busybox-static)" >&2
 	exit 1

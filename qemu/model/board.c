@@ -197,11 +197,12 @@ int board_decode(const struct board *b, uint64_t ga, uint64_t len,
 
 	if (!len || (ga & ~GA_VALID_MASK) || node >= b->nr_nodes)
 		return -EFAULT;
-	if (local < b->ram_size && len <= b->ram_size - local) {
+	if (local >= b->ram_base && local - b->ram_base < b->ram_size &&
+	    len <= b->ram_size - (local - b->ram_base)) {
 		out->kind = BOARD_GA_RAM;
 		out->node = node;
-		out->offset = local;
-		out->host = (char *)b->nodes[node].ram + local;
+		out->offset = local - b->ram_base;
+		out->host = (char *)b->nodes[node].ram + out->offset;
 		return 0;
 	}
 	if (local < EUSRV_GA_BLOCKS)

@@ -26,6 +26,7 @@ struct board_node {
 struct board {
 	unsigned int nr_nodes;
 	uint64_t ram_size;
+	uint64_t ram_base;		/* the RAM's first physical address */
 	int shm_fd;			/* EUSRV_BAR2_SIZE bytes memfd */
 	void *shm;
 	uint32_t nodes_up;		/* bit n: node n attached */

@@ -47,6 +47,7 @@ struct options {
 	unsigned int nodes;
 	uint64_t ram_size;
 	const char *log;
+	uint64_t ram_base;
 	bool axidma_pg021;
 	bool cdma_pg034;
 };
@@ -77,6 +78,8 @@ static void model_usage(FILE *out)
 		"                    ivshmem-node<n>.sock, mgmt.sock, model.ready\n"
 		"  --nodes N         number of nodes, 1..%u\n"
 		"  --ram-size BYTES  RAM of each node, a multiple of %llu; suffixes K, M, G\n"
+		"  --ram-base ADDR   where the nodes' RAM starts in their physical\n"
+		"                    address space (0; QEMU's ARM virt machine: 1G)\n"
 		"  --log FILE        append the log to FILE instead of stderr\n"
 		"  --axidma-pg021    the AXI DMA engines take only PG021's interrupt\n"
 		"                    acknowledgement (write 1s to DMASR), not the\n"
@@ -147,11 +150,12 @@ static int parse_size(const char *s, uint64_t *out)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DIR = 256, OPT_NODES, OPT_RAM, OPT_LOG, OPT_FG, OPT_HELP,
-	       OPT_PG021, OPT_PG034 };
+	       OPT_PG021, OPT_PG034, OPT_RAM_BASE };
 	static const struct option longopts[] = {
 		{ "dir", required_argument, NULL, OPT_DIR },
 		{ "nodes", required_argument, NULL, OPT_NODES },
 		{ "ram-size", required_argument, NULL, OPT_RAM },
+		{ "ram-base", required_argument, NULL, OPT_RAM_BASE },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "foreground", no_argument, NULL, OPT_FG },
 		{ "axidma-pg021", no_argument, NULL, OPT_PG021 },
@@ -194,6 +198,14 @@ static int parse_options(int argc, char **argv, struct options *o)
 						   (unsigned long long)BOARD_RAM_MAX);
 			have_ram = true;
 			break;
+		case OPT_RAM_BASE:
+			if (parse_size(optarg, &o->ram_base) ||
+			    o->ram_base % BOARD_RAM_ALIGN ||
+			    o->ram_base >= EUSRV_GA_BLOCKS)
+				return usage_error("--ram-base: '%s' is not a multiple of %llu below %llu",
+						   optarg, BOARD_RAM_ALIGN,
+						   (unsigned long long)EUSRV_GA_BLOCKS);
+			break;
 		case OPT_LOG:
 			if (!*optarg)
 				return usage_error("--log: empty file name");
@@ -226,6 +238,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return usage_error("--nodes is required");
 	if (!have_ram)
 		return usage_error("--ram-size is required");
+	if (o->ram_size > EUSRV_GA_BLOCKS - o->ram_base)
+		return usage_error("--ram-base: the RAM would reach the blocks' window at %llu",
+				   (unsigned long long)EUSRV_GA_BLOCKS);
 	if (strlen(o->dir) + strlen(LONGEST_SOCKET_NAME) >=
 	    sizeof(((struct sockaddr_un *)0)->sun_path))
 		return usage_error("--dir: '%s' is too long for UNIX socket paths (at most %zu characters)",
@@ -430,6 +445,7 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 	have_board = true;
+	m->board.ram_base = o.ram_base;
 	m->board.axidma_pg021 = o.axidma_pg021;
 	m->board.cdma_pg034 = o.cdma_pg034;
 	err = vb_blocks_init(&m->blocks, &m->board, &m->loop);

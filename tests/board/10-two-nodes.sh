@@ -82,7 +82,7 @@ else
 fi
 
 # Unload and reload while idle, in both orders, then traffic again.
-kdir=$BUILD/kmod
+kdir=$NODE_BUILD/kmod
 check "node1: unload and reload the modules" on node1 \
 	"rmmod eusrv_sor eusrv_cdma && rmmod eusrv_board && rmmod eusrv_mbox &&
 	 insmod $kdir/eusrv_mbox.ko && insmod $kdir/eusrv_board.ko &&
@@ -98,7 +98,7 @@ check "ping-pong after reload" on node0 eusrv-mbox ping 1 -c 1000
 check "node0: no global symbol of the modules is a name of the running kernel" on node0 \
 	"awk '\$4 !~ /^\\[eusrv_/ { print \$3 }' /proc/kallsyms | sort -u >/tmp/kernel-names &&
 	 test \$(wc -l </tmp/kernel-names) -gt 10000 &&
-	 $TOP/tests/static/module-symbols $BUILD/kmod /tmp/kernel-names"
+	 $TOP/tests/static/module-symbols $NODE_BUILD/kmod /tmp/kernel-names"
 
 check "board stop" board stop
 tap_done

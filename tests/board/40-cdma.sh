@@ -118,7 +118,7 @@ check "bad arguments are refused" on node0 \
 	'! eusrv-cdma copy 5 -c 1 2>/dev/null && ! eusrv-cdma copy 1 -s 2000000 2>/dev/null && ! eusrv-cdma badaddr -a 0x0f0000000000 2>/dev/null'
 
 # Unload and reload: the board glue (unbinds the engine), then the driver.
-kdir=$BUILD/kmod
+kdir=$NODE_BUILD/kmod
 check "node1: unload and reload the board glue" on node1 \
 	"rmmod eusrv_board && insmod $kdir/eusrv_board.ko && test -d /sys/bus/platform/drivers/eusrv-cdma"
 users=$(on node1 "awk '\$1 == \"eusrv_cdma\" { print \$4 }' /proc/modules" | tr ',' ' ' | sed 's/-//')

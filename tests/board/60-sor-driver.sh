@@ -123,16 +123,25 @@ fi
 
 # The same interface for a 32-bit program on the 64-bit kernel: one layout
 # (CONNECT's TCP address is where the kernel reads it), LIST, INFO, mmap.
-# Built with Debian's i686 cross compiler: gcc-multilib would take the
-# place of the ARM cross compilers (they conflict).
+# Built with Debian's i686 cross compiler on x86 nodes (gcc-multilib would
+# take the place of the ARM cross compilers: they conflict), its armhf one
+# on arm64 nodes; on 32-bit ARM nodes the program is a 32-bit one already.
 prog_abuse=$prog
-prog=$BUILD/tests/board/sor-abuse-test-i686
-if out=$(i686-linux-gnu-gcc -static -std=gnu11 -Wall -Wextra -Werror -O2 \
+case $EUSRV_ARCH in
+arm64) cc32=arm-linux-gnueabihf-gcc isa32="32-bit ARM" ;;
+*) cc32=i686-linux-gnu-gcc isa32="32-bit x86" ;;
+esac
+prog=$NODE_BUILD/tests/board/sor-abuse-test-32
+if [ "$EUSRV_ARCH" = armhf ]; then
+	prog=$prog_abuse
+	run_report "node0 32-bit rings" node0 rings 1 $PORT $CLOSED
+	run_report "node0 32-bit tcpfree" node0 tcpfree 1 $CLOSED
+elif out=$($cc32 -static -std=gnu11 -Wall -Wextra -Werror -O2 \
 	-I"$TOP/kmod/include" -o "$prog" "$TOP/tests/board/progs/sor-abuse-test.c" 2>&1); then
 	run_report "node0 32-bit rings" node0 rings 1 $PORT $CLOSED
 	run_report "node0 32-bit tcpfree" node0 tcpfree 1 $CLOSED
 else
-	not_ok "build sor-abuse-test for 32-bit x86"
+	not_ok "build sor-abuse-test for $isa32"
 	diag "$out"
 fi
 prog=$prog_abuse
@@ -299,7 +308,7 @@ quarantine_drains "node1 killed" node0
 # node0's connections with the dead node retire, their rings go.
 books_balanced node0
 
-kdir=$BUILD/kmod
+kdir=$NODE_BUILD/kmod
 check "node0: unload and reload eusrv_sor" on node0 \
 	"rmmod eusrv_sor && insmod $kdir/eusrv_sor.ko && test -c /dev/eusrv_sor"
 run_report "node0 after reload" node0 badioctl

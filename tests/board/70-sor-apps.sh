@@ -427,7 +427,7 @@ else
 	diag "$out"
 fi
 if [ $driver = yes ] && [ $libc = preload ]; then
-	check "node1: reload eusrv_sor" on node1 "insmod $BUILD/kmod/eusrv_sor.ko"
+	check "node1: reload eusrv_sor" on node1 "insmod $NODE_BUILD/kmod/eusrv_sor.ko"
 fi
 
 check "board stop" board stop

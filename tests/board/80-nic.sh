@@ -381,7 +381,7 @@ check "eusrv0, its procfs directory and its PHY are gone" \
 check "no oops or warning in node0's kernel log" \
 	on node0 "! dmesg | grep -E 'Oops|BUG:|WARNING:|general protection|Call Trace'"
 check "insmod eusrv_eth binds the port again" \
-	on node0 "insmod $BUILD/kmod/eusrv_eth.ko && ip addr add 198.19.1.10/24 dev eusrv0 && ip link set eusrv0 up"
+	on node0 "insmod $NODE_BUILD/kmod/eusrv_eth.ko && ip addr add 198.19.1.10/24 dev eusrv0 && ip link set eusrv0 up"
 check "node0: carrier after reloading" wait_carrier node0 1
 check "node0: the PHY is attached again" \
 	on node0 "[ \"\$(readlink -f /sys/class/net/eusrv0/phydev)\" = '$phy' ]"

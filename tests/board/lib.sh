@@ -2,6 +2,17 @@
 . "$TOP/tests/lib/tap.sh"
 BUILD=${BUILD:-$TOP/build}
 export TOP BUILD
+# The nodes' ISA: EUSRV_ARCH (qemu/board start --arch; make check-arm sets
+# armhf).  NODE_BUILD is where the binaries the nodes run are (make armhf
+# and make arm64 cross-build them into $BUILD/armhf, $BUILD/arm64), NODE_CC
+# what builds the suites' programs for them.
+EUSRV_ARCH=${EUSRV_ARCH:-x86_64}
+case $EUSRV_ARCH in
+armhf) NODE_BUILD=$BUILD/armhf NODE_CC=arm-linux-gnueabihf-gcc ;;
+arm64) NODE_BUILD=$BUILD/arm64 NODE_CC=aarch64-linux-gnu-gcc ;;
+*) NODE_BUILD=$BUILD NODE_CC=cc ;;
+esac
+export EUSRV_ARCH
 
 # Kernel trouble (a panic, oops, BUG, WARNING, a memory debugging report:
 # qemu/board's KERNEL_TROUBLE) on any node's console fails the suite, in
@@ -177,19 +188,20 @@ board_up() {
 }
 
 # build_prog NAME [CC ARGS...]: tests/board/progs/NAME.c built into
-# $BUILD/tests/board/NAME, which becomes $prog; a failed build ends the
+# $NODE_BUILD/tests/board/NAME, which becomes $prog; a failed build ends the
 # suite.
 build_prog() {
 	build_prog_as "$1" "$@"
 }
 
 # build_prog_as BIN NAME [CC ARGS...]: the same, built into
-# $BUILD/tests/board/BIN (a variant: other flags, -static).
+# $NODE_BUILD/tests/board/BIN (a variant: other flags, -static), for the
+# nodes' ISA.
 build_prog_as() {
-	local name=$2 out bin=$BUILD/tests/board/$1
+	local name=$2 out bin=$NODE_BUILD/tests/board/$1
 	shift 2
-	mkdir -p "$BUILD/tests/board"
-	if ! out=$(cc -std=gnu11 -Wall -Wextra -Werror -O2 -I"$TOP/kmod/include" \
+	mkdir -p "$NODE_BUILD/tests/board"
+	if ! out=$($NODE_CC -std=gnu11 -Wall -Wextra -Werror -O2 -I"$TOP/kmod/include" \
 		-o "$bin" "$TOP/tests/board/progs/$name.c" "$@" 2>&1); then
 		not_ok "build $name"
 		diag "$out"
@@ -197,4 +209,12 @@ build_prog_as() {
 		exit 1
 	fi
 	prog=$bin
+}
+
+# build_host_prog NAME [CC ARGS...]: the same for a program the suite runs
+# on the host (whatever the nodes' ISA), built into $BUILD/tests/board/NAME.
+build_host_prog() {
+	local NODE_BUILD=$BUILD NODE_CC=cc
+
+	build_prog_as "$1" "$@"
 }

@@ -155,6 +155,29 @@ static void test_decode(void)
 	   "decode: board_ram_ptr refuses addresses past RAM");
 }
 
+/* RAM that starts at 1 GiB (--ram-base, ARM's virt machine). */
+static void test_decode_ram_base(void)
+{
+	const uint64_t base = 1ULL << 30;
+	struct board_ga d;
+
+	b.ram_base = base;
+	ok(board_decode(&b, EUSRV_GA(1, base), 8, &d) == 0 &&
+	   d.kind == BOARD_GA_RAM && d.node == 1 && d.offset == 0 &&
+	   d.host == b.nodes[1].ram,
+	   "ram base: the base is the RAM file's first byte");
+	ok(board_decode(&b, EUSRV_GA(1, base + RAM_SIZE - 8), 8, &d) == 0 &&
+	   d.offset == RAM_SIZE - 8,
+	   "ram base: the last 8 bytes of RAM");
+	ok(board_decode(&b, EUSRV_GA(1, base - 8), 8, &d) == -EFAULT &&
+	   board_decode(&b, EUSRV_GA(1, base - 4), 8, &d) == -EFAULT &&
+	   board_decode(&b, EUSRV_GA(1, 0), 8, &d) == -EFAULT,
+	   "ram base: below the base (and straddling it) is no RAM");
+	ok(board_decode(&b, EUSRV_GA(1, base + RAM_SIZE - 4), 8, &d) == -EFAULT,
+	   "ram base: straddling the RAM's end is no RAM");
+	b.ram_base = 0;
+}
+
 static void test_bad_geometry(const char *dir)
 {
 	struct board bb;
@@ -188,6 +211,7 @@ int main(void)
 	test_shm();
 	test_ram(dir);
 	test_decode();
+	test_decode_ram_base();
 	test_bad_geometry(dir);
 	board_fini(&b, true);
 	snprintf(path, sizeof(path), "%s/node0.ram", dir);
