@@ -33,7 +33,7 @@ struct fake {
 	int file_eagain;	/* WAITs "as the file" that said EAGAIN */
 	int err;		/* what get_error returns */
 	bool nonblock;
-	int64_t now;
+	int64_t now, tick;
 	/* What happens when the caller sleeps in WAIT. */
 	void (*on_wait)(struct fake *f);
 	int64_t wait_at;	/* when the last WAIT began (on_wait's clock) */
@@ -155,14 +155,17 @@ static bool k_nonblocking(void *ctx)
 	return f->nonblock;
 }
 
-/* The fake's clock, or the real one when now is -1 (spinning threads). */
+/*
+ * The fake's clock, advancing TICK per reading, or the real one when now
+ * is -1 (spinning threads).
+ */
 static int64_t k_now(void *ctx)
 {
 	struct fake *f = ctx;
 	struct timespec ts;
 
 	if (f->now >= 0)
-		return f->now;
+		return f->now += f->tick;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
@@ -231,9 +234,11 @@ static void on_wait_deliver6_late(struct fake *f)
 	deliver_after(f, 2000000);	/* past the 1 ms cap: spinning would not pay */
 }
 
+/* A wait of 300 us on the fake clock, then data. */
 static void on_wait_deliver6_soon(struct fake *f)
 {
-	deliver_after(f, 100000);
+	f->now += 300000;
+	deliver(f, 6);
 }
 
 static void on_wait_drain(struct fake *f)
@@ -504,18 +509,19 @@ static void test_adaptive_spin(void)
 	ok(f.r.spin.budget_ns == 0 && spins_at_zero >= 1 && spins_at_zero <= 4,
 	   "adaptive: then a short spin only every 16th sleep (%d of 32 spun 10 us+)",
 	   spins_at_zero);
-	/* Data soon after the sleep began: a spin that long would have paid. */
+	/*
+	 * Data 300 us after the sleep began (the fake clock, a microsecond a
+	 * reading): a spin that long would have paid, so it covers it.
+	 */
 	f.on_wait = on_wait_deliver6_soon;
-	{
-		int64_t t0 = k_now(&f), took;
-
-		usor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
-		took = k_now(&f) - t0;
-		ok(f.r.spin.budget_ns >= 100000 && f.r.spin.budget_ns <= 1000000 &&
-		   f.r.spin.budget_ns <= took + took / 4 + 1000,
-		   "adaptive: a sleep that data ended within the cap teaches a budget that covers it (%lld us for a %lld us wait)",
-		   (long long)f.r.spin.budget_ns / 1000, (long long)took / 1000);
-	}
+	f.now = 0;
+	f.tick = 1000;
+	usor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
+	ok(f.r.spin.budget_ns >= 375000 && f.r.spin.budget_ns <= 400000,
+	   "adaptive: a sleep that data ended 300 us into the wait teaches a spin of a quarter more (%lld us)",
+	   (long long)f.r.spin.budget_ns / 1000);
+	f.now = -1;
+	f.tick = 0;
 	/* Data during the spin: it paid, the budget grows to the cap. */
 	f.on_wait = NULL;
 	f.r.spin.budget_ns = 100000000;
