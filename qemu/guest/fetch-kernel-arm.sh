@@ -40,16 +40,10 @@ arm64) flavour=arm64 karch=arm64 cross=aarch64-linux-gnu- config=defconfig ;;
 esac
 apt_dir=$cache/apt-$arch
 
-dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) || {
-	echo "fetch-kernel: linux-headers-amd64 is not installed (make deps)" >&2
-	exit 1
-}
-# "linux-headers-6.1.0-56-amd64 (= 6.1.192-2)" -> 6.1.0-56
-base=$(printf '%s\n' "$dep" | sed -n 's/.*linux-headers-\([^ ,]*\)-amd64.*/\1/p')
-[ -n "$base" ] || {
-	echo "fetch-kernel: cannot tell the kernel ABI from '$dep'" >&2
-	exit 1
-}
+# shellcheck source=qemu/guest/x86-abi.sh
+. "$here/x86-abi.sh"
+base=$(x86_abi) || exit 1
+base=${base%-amd64}	# 6.1.0-56
 # The last ABI chosen for this x86 ABI, once fetched.
 pick=$cache/kernel/$arch-for-$base
 if [ -f "$pick" ]; then

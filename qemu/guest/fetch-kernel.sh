@@ -29,16 +29,9 @@ LOCK_TIMEOUT=900
 # ELF note type of the PVH 32-bit entry point (XEN_ELFNOTE_PHYS32_ENTRY).
 PVH_NOTE=0x00000012
 
-dep=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null) || {
-	echo "fetch-kernel: linux-headers-amd64 is not installed (make deps)" >&2
-	exit 1
-}
-# "linux-headers-6.1.0-56-amd64 (= 6.1.192-2)" -> 6.1.0-56-amd64
-abi=$(printf '%s\n' "$dep" | sed -n 's/.*linux-headers-\([^ ,]*-amd64\).*/\1/p')
-[ -n "$abi" ] || {
-	echo "fetch-kernel: cannot tell the kernel ABI from '$dep'" >&2
-	exit 1
-}
+# shellcheck source=qemu/guest/x86-abi.sh
+. "$here/x86-abi.sh"
+abi=$(x86_abi) || exit 1
 dir=$cache/kernel/$abi
 vmlinuz=$dir/boot/vmlinuz-$abi
 vmlinux=$dir/boot/vmlinux-$abi
