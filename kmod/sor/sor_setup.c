@@ -157,6 +157,13 @@ static struct sor_listener *sor_ctl_listener(struct sor_ctl *ctl, u16 port)
 	return NULL;
 }
 
+/* Whether SK is a TCP socket over IPv4 or IPv6. */
+static bool sor_sk_tcp(const struct sock *sk)
+{
+	return sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_TCP &&
+	       (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
+}
+
 /*
  * The caller's descriptor FD if it is a TCP socket over IPv4 or IPv6,
  * referenced (sockfd_put); else an error.
@@ -164,15 +171,12 @@ static struct sor_listener *sor_ctl_listener(struct sor_ctl *ctl, u16 port)
 static struct socket *sor_tcp_socket(int fd)
 {
 	struct socket *sock;
-	struct sock *sk;
 	int err;
 
 	sock = sockfd_lookup(fd, &err);
 	if (!sock)
 		return ERR_PTR(err);
-	sk = sock->sk;
-	if (sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_TCP &&
-	    (sk->sk_family == AF_INET || sk->sk_family == AF_INET6))
+	if (sor_sk_tcp(sock->sk))
 		return sock;
 	sockfd_put(sock);
 	return ERR_PTR(-EINVAL);
@@ -1291,8 +1295,7 @@ static struct file *sor_connect_sock(struct eusrv_sor_connect *rq,
 	if (!sock)
 		return ERR_PTR(err);
 	sk = sock->sk;
-	if (sk->sk_type != SOCK_STREAM || sk->sk_protocol != IPPROTO_TCP ||
-	    (sk->sk_family != AF_INET && sk->sk_family != AF_INET6))
+	if (!sor_sk_tcp(sk))
 		err = -EPROTOTYPE;
 	else if (sk->sk_family != family ||
 		 (family == AF_INET6 && ipv6_only_sock(sk)))

@@ -30,6 +30,12 @@ static int sockopt_int(int fd, int level, int name)
 	return v;
 }
 
+/* Whether FD is a TCP socket. */
+static bool is_tcp(int fd)
+{
+	return sockopt_int(fd, SOL_SOCKET, SO_PROTOCOL) == IPPROTO_TCP;
+}
+
 /*
  * The family of FD if it is a TCP socket that can talk IPv4: AF_INET, or
  * AF_INET6 without IPV6_V6ONLY (IPv4-mapped addresses); else -1.
@@ -38,7 +44,7 @@ static int v4_family(int fd)
 {
 	int dom = sockopt_int(fd, SOL_SOCKET, SO_DOMAIN);
 
-	if (sockopt_int(fd, SOL_SOCKET, SO_PROTOCOL) != IPPROTO_TCP)
+	if (!is_tcp(fd))
 		return -1;
 	if (dom == AF_INET)
 		return dom;
@@ -180,12 +186,6 @@ static int interrupted(int fd, const struct sockaddr *addr, socklen_t len,
 		e = EINTR;
 	errno = e;
 	return r;
-}
-
-/* Whether FD is a TCP socket (for a note that only TCP sockets get). */
-static bool is_tcp(int fd)
-{
-	return sockopt_int(fd, SOL_SOCKET, SO_PROTOCOL) == IPPROTO_TCP;
 }
 
 /* A connect() that stays on TCP, noted with REASON if FD is TCP. */
