@@ -642,6 +642,24 @@ out:
 }
 
 /*
+ * Set the arm word the peer's engine swaps after its next transfer (DATA
+ * then wakes us), no message.  False if the connection reads no more.
+ */
+static bool sor_data_arm_set_locked(struct sor_conn *c)
+{
+	lockdep_assert_held(&c->lock);
+	if (c->state != EUSRV_SOR_ST_ESTABLISHED || c->eof || c->shut_rd ||
+	    !c->rcv_arm)
+		return false;
+	/* A full barrier: pairs with the engine's swap after its tail stores. */
+	if (!xchg(c->rcv_arm, 1)) {
+		sor_count(SOR_S_ARMS_SENT);
+		sor_xcount(c, SOR_X_ARMS);
+	}
+	return true;
+}
+
+/*
  * Ask to be woken (DATA) by the peer's next transfer: set the arm word its
  * engine swaps, no message.  Then look at the tail again: data that landed
  * before the engine could see the word is there now.  Returns whether the
@@ -652,16 +670,8 @@ bool sor_data_arm_at_tail_locked(struct sor_conn *c)
 {
 	u32 tail = c->rcv_tail;
 
-	lockdep_assert_held(&c->lock);
-	if (c->state != EUSRV_SOR_ST_ESTABLISHED || c->eof || c->shut_rd ||
-	    !c->rcv_arm)
-		return false;
-	/* A full barrier: pairs with the engine's swap after its tail stores. */
-	if (!xchg(c->rcv_arm, 1)) {
-		sor_count(SOR_S_ARMS_SENT);
-		sor_xcount(c, SOR_X_ARMS);
-	}
-	if (!sor_data_sync_tail_locked(c) || c->rcv_tail == tail)
+	if (!sor_data_arm_set_locked(c) || !sor_data_sync_tail_locked(c) ||
+	    c->rcv_tail == tail)
 		return false;
 	xchg(c->rcv_arm, 0);
 	return true;
@@ -685,7 +695,15 @@ int sor_data_arm(struct sor_conn *c, bool unread_too)
 		ret = -EINVAL;
 		goto out;
 	}
-	if (head == c->rcv_tail || unread_too)
+	/*
+	 * An edge-triggered poller reports what is there and then sleeps
+	 * without looking again, its reader draining the ring in between:
+	 * the word stays set whatever lands meanwhile (taken back, data that
+	 * landed unseen by the engine would leave nobody to wake it).
+	 */
+	if (unread_too)
+		sor_data_arm_set_locked(c);
+	else if (head == c->rcv_tail)
 		sor_data_arm_at_tail_locked(c);
 out:
 	spin_unlock_irqrestore(&c->lock, flags);

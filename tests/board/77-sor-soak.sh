@@ -28,15 +28,6 @@ build_prog sor-test -lpthread
 SOAK=${EUSRV_SOAK_CONNS:-1000}
 STRESS=${EUSRV_STRESS_CONNS:-200}
 
-# Both nodes' connections and counters, when something went wrong.
-dump_state() {
-	local n
-	for n in node0 node1; do
-		diag "$n eusrvctl conns:"
-		on $n 'eusrvctl conns; eusrvctl stats' 2>&1 | sed 's/^/  /' | while IFS= read -r l; do diag "$l"; done
-	done
-}
-
 # forget_test WHO N: sor-test forgotten N from node1; once it is ready, node0
 # forgets its side of the connection.
 forget_test() {

@@ -320,3 +320,13 @@ listening() {
 	done
 	return 0
 }
+
+# dump_state: both nodes' connections and counters, when something went
+# wrong (before anything is killed).
+dump_state() {
+	local n
+	for n in node0 node1; do
+		diag "$n eusrvctl conns:"
+		on $n 'eusrvctl conns; eusrvctl stats' 2>&1 | sed 's/^/  /' | while IFS= read -r l; do diag "$l"; done
+	done
+}
