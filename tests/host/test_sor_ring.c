@@ -33,9 +33,10 @@ struct fake {
 	int file_eagain;	/* WAITs "as the file" that said EAGAIN */
 	int err;		/* what get_error returns */
 	bool nonblock;
-	int64_t now;
+	int64_t now, tick;
 	/* What happens when the caller sleeps in WAIT. */
 	void (*on_wait)(struct fake *f);
+	int64_t wait_at;	/* when the last WAIT began (on_wait's clock) */
 	int wait_ret;
 	unsigned char next;	/* next byte the fake peer delivers */
 };
@@ -154,14 +155,17 @@ static bool k_nonblocking(void *ctx)
 	return f->nonblock;
 }
 
-/* The fake's clock, or the real one when now is -1 (spinning threads). */
+/*
+ * The fake's clock, advancing TICK per reading, or the real one when now
+ * is -1 (spinning threads).
+ */
 static int64_t k_now(void *ctx)
 {
 	struct fake *f = ctx;
 	struct timespec ts;
 
 	if (f->now >= 0)
-		return f->now;
+		return f->now += f->tick;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
@@ -212,6 +216,28 @@ static bool seq_ok(const unsigned char *b, size_t n, unsigned char first)
 
 static void on_wait_deliver6(struct fake *f)
 {
+	deliver(f, 6);
+}
+
+/* Data that comes only after SLEEP_NS of the wait: long, or soon. */
+static void deliver_after(struct fake *f, long sleep_ns)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = sleep_ns };
+
+	f->wait_at = k_now(f);
+	nanosleep(&ts, NULL);
+	deliver(f, 6);
+}
+
+static void on_wait_deliver6_late(struct fake *f)
+{
+	deliver_after(f, 2000000);	/* past the 1 ms cap: spinning would not pay */
+}
+
+/* A wait of 300 us on the fake clock, then data. */
+static void on_wait_deliver6_soon(struct fake *f)
+{
+	f->now += 300000;
 	deliver(f, 6);
 }
 
@@ -448,7 +474,10 @@ static void test_spin(void)
 	pthread_join(t, NULL);
 }
 
-/* Adaptive spinning: it grows when data comes during a spin, fades when not. */
+/*
+ * Adaptive spinning: it grows when data comes during a spin or soon after
+ * the reader slept, fades when not.
+ */
 static void test_adaptive_spin(void)
 {
 	static struct fake f;
@@ -463,8 +492,8 @@ static void test_adaptive_spin(void)
 	f.now = -1;
 	usor_ring_spin_init(&f.r);
 	ok(f.r.spin.budget_ns == 50000, "adaptive: starts with a 50 us budget");
-	/* Data comes only after the sleep: the spin did not pay. */
-	f.on_wait = on_wait_deliver6;
+	/* Data comes long after the sleep began: the spin did not pay. */
+	f.on_wait = on_wait_deliver6_late;
 	ok(usor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 6 && f.waits == 1 &&
 	   f.r.spin.budget_ns == 25000,
 	   "adaptive: a spin that saw nothing halves the budget (25 us)");
@@ -475,18 +504,31 @@ static void test_adaptive_spin(void)
 		int64_t t0 = k_now(&f);
 
 		usor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
-		spins_at_zero += k_now(&f) - t0 >= 10000;
+		spins_at_zero += f.wait_at - t0 >= 10000;	/* before the wait */
 	}
 	ok(f.r.spin.budget_ns == 0 && spins_at_zero >= 1 && spins_at_zero <= 4,
-	   "adaptive: then a short spin only every 16th sleep (%d of 32 took 10 us+)",
+	   "adaptive: then a short spin only every 16th sleep (%d of 32 spun 10 us+)",
 	   spins_at_zero);
+	/*
+	 * Data 300 us after the sleep began (the fake clock, a microsecond a
+	 * reading): a spin that long would have paid, so it covers it.
+	 */
+	f.on_wait = on_wait_deliver6_soon;
+	f.now = 0;
+	f.tick = 1000;
+	usor_ring_recv(&f.r, &kops, &f, &v, 1, &x);
+	ok(f.r.spin.budget_ns >= 375000 && f.r.spin.budget_ns <= 400000,
+	   "adaptive: a sleep that data ended 300 us into the wait teaches a spin of a quarter more (%lld us)",
+	   (long long)f.r.spin.budget_ns / 1000);
+	f.now = -1;
+	f.tick = 0;
 	/* Data during the spin: it paid, the budget grows to the cap. */
 	f.on_wait = NULL;
 	f.r.spin.budget_ns = 100000000;
 	if (pthread_create(&t, NULL, deliver_later, &f))
 		abort();
-	ok(usor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 7 && f.r.spin.budget_ns == 200000,
-	   "adaptive: a spin that saw data keeps spinning (budget capped at 200 us)");
+	ok(usor_ring_recv(&f.r, &kops, &f, &v, 1, &x) == 7 && f.r.spin.budget_ns == 1000000,
+	   "adaptive: a spin that saw data keeps spinning (budget capped at 1 ms)");
 	pthread_join(t, NULL);
 }
 

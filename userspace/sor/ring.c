@@ -231,14 +231,18 @@ static void spin(const struct usor_kops *k, void *ctx, const uint32_t *p,
  * for a budget that starts at SPIN_START_NS; a spin that sees data keeps
  * it (doubling up to SPIN_MAX_NS), one that does not halves it, and below
  * SPIN_FLOOR_NS the reader sleeps at once, trying a short spin again
- * every SPIN_RETRY sleeps.  So spinning stays only where the data comes
- * within the budget, as the kernel's adaptive busy-polling and adaptive
- * mutexes do; on a node where it does not (the peer slower than the
- * budget, or a host with fewer cores than busy threads) it costs one
- * short spin in SPIN_RETRY waits.
+ * every SPIN_RETRY sleeps.  A sleep that data ended soon, within
+ * SPIN_MAX_NS of when the reader began to wait, sets the budget to cover
+ * that wait: a spin a little longer would have caught it (KVM's halt
+ * polling learns the same way), so a reader whose data comes one round
+ * trip later learns to spin one round trip.  So spinning stays only
+ * where the data comes within the budget, as the kernel's adaptive
+ * busy-polling and adaptive mutexes do; on a node where it does not (the
+ * peer slower than the cap, or a host with fewer cores than busy
+ * threads) it costs one short spin in SPIN_RETRY waits.
  */
 #define SPIN_START_NS	50000
-#define SPIN_MAX_NS	200000
+#define SPIN_MAX_NS	1000000
 #define SPIN_FLOOR_NS	5000
 #define SPIN_RETRY	16U
 
@@ -268,6 +272,18 @@ static void spin_learn(struct usor_ring *r, int64_t fixed, int64_t used,
 		    used * 2 < SPIN_START_NS ? SPIN_START_NS : used * 2;
 	else
 		b = used / 2 < SPIN_FLOOR_NS ? 0 : used / 2;
+	__atomic_store_n(&r->spin.budget_ns, b, __ATOMIC_RELAXED);
+}
+
+/* A sleep ended by data WAITED ns after the reader began to wait. */
+static void spin_learn_wait(struct usor_ring *r, int64_t fixed, int64_t waited)
+{
+	int64_t b = waited + waited / 4;
+
+	if (fixed != USOR_SPIN_ADAPTIVE || waited <= 0 || b > SPIN_MAX_NS)
+		return;
+	if (b < SPIN_START_NS)
+		b = SPIN_START_NS;
 	__atomic_store_n(&r->spin.budget_ns, b, __ATOMIC_RELAXED);
 }
 
@@ -366,8 +382,8 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 	bool discard = x->flags & USOR_X_TRUNC;
 	size_t want = iov_total(iov, iovcnt), done = 0;
 	int nonblock = x->flags & USOR_X_DONTWAIT ? 1 : -1;	/* -1: ask */
-	int64_t deadline = -1;
-	bool spun = false, timed = false, fresh = false;
+	int64_t deadline = -1, waiting_since = 0;
+	bool spun = false, timed = false, fresh = false, slept = false;
 	struct cursor c;
 	ssize_t ret;
 
@@ -388,6 +404,11 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 			break;
 		}
 		if (avail) {
+			if (slept) {
+				spin_learn_wait(r, x->spin_ns,
+						k->now_ns(ctx) - waiting_since);
+				slept = false;
+			}
 			if (peek) {
 				uint32_t n = avail < want ? avail : (uint32_t)want;
 
@@ -466,6 +487,8 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 			int64_t budget = spin_budget(r, x->spin_ns);
 
 			spun = true;
+			if (!slept)
+				waiting_since = k->now_ns(ctx);
 			if (budget > 0) {
 				usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 				spin(k, ctx, &h->tail, tail, &h->flags, flags, budget);
@@ -487,6 +510,7 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 		e = k->wait(ctx, EUSRV_SOR_W_RECV, nonblock, left, 0, &rev);
 		if (e && e != -ETIMEDOUT && !found_nonblocking(r, &nonblock, e))
 			return done ? (ssize_t)done : e;
+		slept = !e;
 		e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 		if (e)
 			return done ? (ssize_t)done : e;
