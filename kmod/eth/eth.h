@@ -45,10 +45,12 @@
  */
 #define ETH_RESET_TIMEOUT_US	2000000U
 /*
- * Generous for MDIO: a loaded host may hold the model up, and phylib takes
- * a failed access for a broken PHY (a warning and the link halted).
+ * Generous for MDIO, as for the reset: a loaded host may hold the model
+ * up (500 ms ran out once at a load of 6 on two cores), and phylib takes
+ * a failed access for a broken PHY (a warning and the link halted).  A
+ * real bus answers in microseconds; only a dead one waits this long.
  */
-#define ETH_MDIO_TIMEOUT_US	500000U
+#define ETH_MDIO_TIMEOUT_US	2000000U
 
 enum eth_ch {
 	ETH_TX,		/* MM2S */
