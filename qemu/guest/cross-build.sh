@@ -40,13 +40,10 @@ cd "$TOP"
 make -s -C "$src" KDIR="$hdr" ARCH="$karch" CROSS_COMPILE="$cross" BUILD="$out"
 make -s -C "$TOP/qemu/agent" CC="${cross}gcc" BUILD="$out"
 # The programs a node runs (not those of make bench's peers, which need
-# the host's libraries).  The preload library (libeusrv-preload.so,
-# eusrv-run) only for arm64 so far: its core assumes a 64-bit off_t, time_t
-# and struct stat, and a 32-bit one must also take their *64 variants.
-preload=
-[ "$arch" = arm64 ] && preload="$out/lib/libeusrv-preload.so $out/bin/eusrv-run"
-# shellcheck disable=SC2086
+# the host's libraries), and the preload library with eusrv-run (on armhf
+# it also takes the large-file and 64-bit-time calls: preload.c).
 make -s -C "$TOP/userspace" CC="${cross}gcc" BUILD="$out" \
 	"$out/bin/eusrv-mbox" "$out/bin/eusrv-cdma" "$out/bin/eusrvctl" \
-	"$out/bin/eusrv-pingpong" "$out/bin/eusrv-stream" $preload
+	"$out/bin/eusrv-pingpong" "$out/bin/eusrv-stream" \
+	"$out/lib/libeusrv-preload.so" "$out/bin/eusrv-run"
 echo "$abi" >"$out/kernel-abi"

@@ -253,6 +253,8 @@ echo_up() {
 # round's output goes to DIR/errors, dated.
 echo_client_script() {
 	local dir=$2 sortest=$3 port=$4
+	# FILE's directory may be the host build's, which only x86 nodes' builds make.
+	mkdir -p "$(dirname "$1")"
 	cat >"$1" <<EOS
 #!/bin/sh
 rounds=0 rdma=0 failed=0

@@ -123,12 +123,23 @@ int usor_dup2(int fd, int newfd)
 	return usor_dup3(fd, newfd, 0);
 }
 
-int usor_fcntl(int fd, int cmd, uintptr_t arg)
+/* R of fcntl(FD, CMD): a new descriptor shares FD's connection. */
+static int fcntl_done(int fd, int cmd, int r)
 {
-	int r = usor_r->fcntl(fd, cmd, arg), e = errno;
+	int e = errno;
 
 	if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))
 		dup_done(fd, r);
 	errno = e;
 	return r;
+}
+
+int usor_fcntl(int fd, int cmd, uintptr_t arg)
+{
+	return fcntl_done(fd, cmd, usor_r->fcntl(fd, cmd, arg));
+}
+
+int usor_fcntl64(int fd, int cmd, uintptr_t arg)
+{
+	return fcntl_done(fd, cmd, usor_r->fcntl64(fd, cmd, arg));
 }

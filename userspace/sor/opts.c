@@ -31,7 +31,6 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/time.h>
 
 #include "inaddr.h"
 #include "usor_internal.h"
@@ -49,6 +48,32 @@
 #define SO_TIMESTAMPNS_NEW	64
 #define SO_TIMESTAMPING_NEW	65
 #endif
+/*
+ * A timeout as SO_RCVTIMEO_NEW (SO_SNDTIMEO_NEW) has it on every ABI; the
+ * _OLD options' is a pair of longs, 32-bit ones on a 32-bit ABI.  The
+ * core asks the kernel with _NEW whatever time_t it was built with.
+ */
+struct sock_tv {
+	int64_t sec, usec;
+};
+
+struct old_tv {
+	long sec, usec;
+};
+
+/* A timeout the kernel gave in nanoseconds: -1 for { 0, 0 }, none. */
+static int64_t tv_ns(const struct sock_tv *tv)
+{
+	if (!tv->sec && !tv->usec)
+		return -1;
+	return tv->sec * USOR_NS_PER_S + tv->usec * USOR_NS_PER_US;
+}
+
+static bool rcv_timeo(int name)
+{
+	return name == SO_RCVTIMEO_OLD || name == SO_RCVTIMEO_NEW;
+}
+
 #ifndef SO_DETACH_REUSEPORT_BPF
 #define SO_DETACH_REUSEPORT_BPF	68
 #endif
@@ -394,7 +419,7 @@ static int fwd_get(struct usor_conn *c, int cfd, int level, int name,
  * after it, as the kernel rounded it.
  */
 static int fwd_set(struct usor_conn *c, int cfd, int level, int name,
-		   const void *val, socklen_t len, struct timeval *tv)
+		   const void *val, socklen_t len, struct sock_tv *tv)
 {
 	int t = answerer(c, cfd), r, e = 0;
 	socklen_t l = sizeof(*tv);
@@ -405,9 +430,8 @@ static int fwd_set(struct usor_conn *c, int cfd, int level, int name,
 	if (r < 0)
 		e = -errno;
 	else if (tv)
-		usor_r->getsockopt(t, SOL_SOCKET, name == SO_RCVTIMEO_OLD ||
-				   name == SO_RCVTIMEO_NEW ? SO_RCVTIMEO_OLD :
-				   SO_SNDTIMEO_OLD, tv, &l);
+		usor_r->getsockopt(t, SOL_SOCKET, rcv_timeo(name) ?
+				   SO_RCVTIMEO_NEW : SO_SNDTIMEO_NEW, tv, &l);
 	else if (__atomic_load_n(&c->kind, __ATOMIC_RELAXED) == USOR_KIND_SERVER)
 		e = keep(c, level, name, val, len);
 	usor_r->close(t);
@@ -500,16 +524,21 @@ static int give_tcp(void *val, socklen_t *len, int v)
 	return put(val, len, &v, l < (int)sizeof(int) ? l : (int)sizeof(int));
 }
 
-/* A timeout as SO_RCVTIMEO gives it: { 0, 0 } for none. */
-static int give_timeout(void *val, socklen_t *len, int64_t ns)
+/* A timeout as option NAME gives it: { 0, 0 } for none. */
+static int give_timeout(void *val, socklen_t *len, int name, int64_t ns)
 {
-	struct { int64_t sec, usec; } tv = { 0, 0 };	/* either layout, 64-bit */
+	struct sock_tv tv = { 0, 0 };
+	struct old_tv old;
 
 	if (ns > 0) {
 		tv.sec = ns / USOR_NS_PER_S;
 		tv.usec = ns % USOR_NS_PER_S / USOR_NS_PER_US;
 	}
-	return give_sk(val, len, &tv, (int)sizeof(tv));
+	if (name == SO_RCVTIMEO_NEW || name == SO_SNDTIMEO_NEW)
+		return give_sk(val, len, &tv, (int)sizeof(tv));
+	old.sec = (long)tv.sec;
+	old.usec = (long)tv.usec;
+	return give_sk(val, len, &old, (int)sizeof(old));
 }
 
 /* SO_PEERNAME: the peer's name, which the buffer may not pass. */
@@ -660,11 +689,11 @@ static int own_get(struct usor_conn *c, int cfd, int level, int name,
 			return give_sk(val, len, &v, sizeof(v));
 		case SO_RCVTIMEO_OLD:
 		case SO_RCVTIMEO_NEW:
-			return give_timeout(val, len,
+			return give_timeout(val, len, name,
 					    __atomic_load_n(&c->rcvtimeo_ns, __ATOMIC_RELAXED));
 		case SO_SNDTIMEO_OLD:
 		case SO_SNDTIMEO_NEW:
-			return give_timeout(val, len,
+			return give_timeout(val, len, name,
 					    __atomic_load_n(&c->sndtimeo_ns, __ATOMIC_RELAXED));
 		case SO_PEERNAME:
 			return give_peername(c, val, len);
@@ -783,7 +812,7 @@ static int int_of(const void *val, socklen_t len, int *v)
 static int set_timeout(struct usor_conn *c, int cfd, int name, const void *val,
 		       socklen_t len)
 {
-	struct timeval got = { 0, 0 };
+	struct sock_tv got = { 0, 0 };
 	int64_t sec, ns;
 	long s;
 	int r = fwd_set(c, cfd, SOL_SOCKET, name, val, len, &got);
@@ -797,15 +826,9 @@ static int set_timeout(struct usor_conn *c, int cfd, int name, const void *val,
 		memcpy(&s, val, sizeof(s));
 		sec = s;
 	}
-	if (sec < 0)
-		ns = 0;
-	else if (!got.tv_sec && !got.tv_usec)
-		ns = -1;
-	else
-		ns = (int64_t)got.tv_sec * USOR_NS_PER_S +
-		     (int64_t)got.tv_usec * USOR_NS_PER_US;
-	__atomic_store_n(name == SO_RCVTIMEO_OLD || name == SO_RCVTIMEO_NEW ?
-			 &c->rcvtimeo_ns : &c->sndtimeo_ns, ns, __ATOMIC_RELAXED);
+	ns = sec < 0 ? 0 : tv_ns(&got);
+	__atomic_store_n(rcv_timeo(name) ? &c->rcvtimeo_ns : &c->sndtimeo_ns,
+			 ns, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -1093,7 +1116,7 @@ void usor_conn_import_connect(struct usor_conn *c, const struct eusrv_sor_connec
 
 void usor_conn_import(struct usor_conn *c, int fd, int cfd, bool server)
 {
-	struct timeval tv;
+	struct sock_tv tv;
 	struct linger lg;
 	uint32_t reset = 1;
 	uint64_t ck = 0;
@@ -1102,13 +1125,11 @@ void usor_conn_import(struct usor_conn *c, int fd, int cfd, bool server)
 
 	c->kind = server ? USOR_KIND_SERVER : USOR_KIND_CLIENT;
 	l = sizeof(tv);
-	if (usor_r->getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO_OLD, &tv, &l) == 0)
-		c->rcvtimeo_ns = tv.tv_sec || tv.tv_usec ?
-			(int64_t)tv.tv_sec * USOR_NS_PER_S + tv.tv_usec * USOR_NS_PER_US : -1;
+	if (usor_r->getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO_NEW, &tv, &l) == 0)
+		c->rcvtimeo_ns = tv_ns(&tv);
 	l = sizeof(tv);
-	if (usor_r->getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO_OLD, &tv, &l) == 0)
-		c->sndtimeo_ns = tv.tv_sec || tv.tv_usec ?
-			(int64_t)tv.tv_sec * USOR_NS_PER_S + tv.tv_usec * USOR_NS_PER_US : -1;
+	if (usor_r->getsockopt(fd, SOL_SOCKET, SO_SNDTIMEO_NEW, &tv, &l) == 0)
+		c->sndtimeo_ns = tv_ns(&tv);
 	l = sizeof(lg);
 	if (usor_r->getsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, &l) == 0 &&
 	    lg.l_onoff && !lg.l_linger)

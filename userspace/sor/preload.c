@@ -26,24 +26,43 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-_Static_assert(sizeof(off_t) == sizeof(off64_t), "64-bit file offsets");
-_Static_assert(sizeof(struct stat) == sizeof(struct stat64), "one stat");
+/*
+ * A 32-bit ABI (glibc's __TIMESIZE 32) has the large-file calls apart
+ * (fcntl64, fstat64, ...: what programs built with _FILE_OFFSET_BITS=64
+ * call) and since glibc 2.34 the 64-bit-time ones (__recvmmsg64, ...:
+ * _TIME_BITS=64); on a 64-bit ABI the first are the same calls and the
+ * second do not exist.
+ */
+#define TIME32_ABI (__TIMESIZE != 64)
 
 /* The real variadic calls, behind fixed signatures. */
 static int (*next_fcntl)(int, int, ...);
+static int (*next_fcntl64)(int, int, ...);
 static int (*next_ioctl)(int, unsigned long, ...);
 static int (*next_open)(const char *, int, ...);
 static int (*next_dup2)(int, int);
 static int (*next_dup3)(int, int, int);
 static void (*next_closefrom)(int);
 static int (*next_fxstat)(int, int, struct stat *);
+static int (*next_fxstat64)(int, int, struct stat64 *);
+static int (*next_fstat64)(int, struct stat64 *);
 static int (*next_fstatat)(int, const char *, struct stat *, int);
+static int (*next_fstatat64)(int, const char *, struct stat64 *, int);
+#if TIME32_ABI
+static int (*next_fstat_t64)(int, struct usor_stat_t64 *);
+static int (*next_fstatat_t64)(int, const char *, struct usor_stat_t64 *, int);
+#endif
 static int (*next_statx)(int, const char *, int, unsigned int, struct statx *);
 static void (*next_chk_fail)(void);
 
 static int fcntl_fixed(int fd, int cmd, uintptr_t arg)
 {
 	return next_fcntl(fd, cmd, arg);
+}
+
+static int fcntl64_fixed(int fd, int cmd, uintptr_t arg)
+{
+	return next_fcntl64(fd, cmd, arg);
 }
 
 static int ioctl_fixed(int fd, unsigned long req, void *arg)
@@ -180,19 +199,32 @@ static void resolve(void)
 	NEXT(raise, "raise");
 	NEXT(sched_yield, "sched_yield");
 	NEXT(socket, "socket");
+	NEXT(pread64, "pread64");
+	NEXT(sendfile64, "sendfile64");
+#if TIME32_ABI
+	NEXT(recvmsg64, "__recvmsg64");
+	NEXT(recvmmsg64, "__recvmmsg64");
+	*(void **)&next_fstat_t64 = next("__fstat64_time64");
+	*(void **)&next_fstatat_t64 = next("__fstatat64_time64");
+#endif
 	preload_real.gettid = cached_gettid;
 	preload_real.getpid = preload_getpid;
 	*(void **)&next_fcntl = next("fcntl");
+	*(void **)&next_fcntl64 = next("fcntl64");
 	*(void **)&next_ioctl = next("ioctl");
 	*(void **)&next_open = next("open");
 	*(void **)&next_dup2 = next("dup2");
 	*(void **)&next_dup3 = next("dup3");
 	*(void **)&next_closefrom = next("closefrom");
 	*(void **)&next_fxstat = next("__fxstat");
+	*(void **)&next_fxstat64 = next("__fxstat64");
+	*(void **)&next_fstat64 = next("fstat64");
 	*(void **)&next_fstatat = next("fstatat");
+	*(void **)&next_fstatat64 = next("fstatat64");
 	*(void **)&next_statx = next("statx");
 	*(void **)&next_chk_fail = next("__chk_fail");
 	preload_real.fcntl = fcntl_fixed;
+	preload_real.fcntl64 = fcntl64_fixed;
 	preload_real.ioctl = ioctl_fixed;
 	preload_real.ioctl_wait = ioctl_cancel;
 	preload_real.wait_begin = wait_begin;
@@ -327,6 +359,21 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	return usor_recvmsg(fd, msg, flags);
 }
 
+#if TIME32_ABI
+EXPORT ssize_t __recvmsg64(int fd, struct msghdr *msg, int flags)
+{
+	R();
+	return usor_recvmsg64(fd, msg, flags);
+}
+
+EXPORT int __recvmmsg64(int fd, struct mmsghdr *vec, unsigned int vlen,
+			int flags, struct usor_timespec64 *timeout)
+{
+	R();
+	return usor_recvmmsg64(fd, vec, vlen, flags, timeout);
+}
+#endif
+
 EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
 	R();
@@ -368,7 +415,7 @@ EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
 EXPORT ssize_t sendfile64(int out, int in, off64_t *off, size_t n)
 {
 	R();
-	return usor_sendfile(out, in, (off_t *)off, n);
+	return usor_sendfile64(out, in, off, n);
 }
 
 EXPORT int shutdown(int fd, int how)
@@ -402,6 +449,23 @@ EXPORT int getpeername(int fd, struct sockaddr *addr, socklen_t *len)
 	return usor_getpeername(fd, addr, len);
 }
 
+#if TIME32_ABI
+/*
+ * 64-bit-time names that are the same function in glibc as the plain
+ * ones: a _TIME_BITS=64 program differs only in the option names it
+ * passes (SO_RCVTIMEO_NEW, SO_TIMESTAMP_NEW, ...), which the core tells
+ * apart itself.
+ */
+EXPORT ssize_t __sendmsg64(int fd, const struct msghdr *msg, int flags)
+	__attribute__((alias("sendmsg")));
+EXPORT int __sendmmsg64(int fd, struct mmsghdr *vec, unsigned int vlen,
+			int flags) __attribute__((alias("sendmmsg")));
+EXPORT int __getsockopt64(int fd, int level, int name, void *val,
+			  socklen_t *len) __THROW __attribute__((alias("getsockopt")));
+EXPORT int __setsockopt64(int fd, int level, int name, const void *val,
+			  socklen_t len) __THROW __attribute__((alias("setsockopt")));
+#endif
+
 EXPORT int dup(int fd)
 {
 	R();
@@ -424,27 +488,47 @@ EXPORT int dup3(int fd, int newfd, int flags)
 	return usor_dup3(fd, newfd, flags);
 }
 
-static int fcntl_common(int fd, int cmd, va_list ap)
-{
-	uintptr_t arg = va_arg(ap, uintptr_t);
-
-	return usor_fcntl(fd, cmd, arg);
+/*
+ * fcntl and its large-file name (struct flock64; the same call on a
+ * 64-bit ABI): the one argument a command takes, if any, as a word.
+ */
+#define FCNTL(name, call)					\
+EXPORT int name(int fd, int cmd, ...)				\
+{								\
+	va_list ap;						\
+	uintptr_t arg;						\
+								\
+	R();							\
+	va_start(ap, cmd);					\
+	arg = va_arg(ap, uintptr_t);				\
+	va_end(ap);						\
+	return call(fd, cmd, arg);				\
 }
 
-EXPORT int fcntl(int fd, int cmd, ...)
-{
-	va_list ap;
-	int r;
+FCNTL(fcntl, usor_fcntl)
+FCNTL(fcntl64, usor_fcntl64)
 
-	R();
-	va_start(ap, cmd);
-	r = fcntl_common(fd, cmd, ap);
-	va_end(ap);
+#if TIME32_ABI
+/* _TIME_BITS=64's name of fcntl64 (F_GETOWN_EX & co. are the same). */
+EXPORT int __fcntl_time64(int fd, int cmd, ...) __attribute__((alias("fcntl64")));
+#endif
+
+/* R of a stat call on FD that filled *MODE: a connection shows as a socket. */
+static int stat_done(int r, int fd, mode_t *mode)
+{
+	if (r == 0)
+		*mode = usor_stat_mode(fd, *mode);
 	return r;
 }
 
-/* The same call under its large-file name (the same on 64-bit ABIs). */
-EXPORT int fcntl64(int fd, int cmd, ...) __attribute__((alias("fcntl")));
+/* The same for a call on (DFD, PATH, FLAGS): DFD itself if PATH is "". */
+static int stat_at_done(int r, int dfd, const char *path, int flags,
+			mode_t *mode)
+{
+	if ((flags & AT_EMPTY_PATH) && empty_path(path))
+		return stat_done(r, dfd, mode);
+	return r;
+}
 
 EXPORT int fstat(int fd, struct stat *st)
 {
@@ -455,40 +539,50 @@ EXPORT int fstat(int fd, struct stat *st)
 EXPORT int fstat64(int fd, struct stat64 *st)
 {
 	R();
-	return usor_fstat(fd, (struct stat *)st);
+	return stat_done(next_fstat64(fd, st), fd, &st->st_mode);
 }
 
 EXPORT int __fxstat(int ver, int fd, struct stat *st)
 {
-	int r;
-
 	R();
-	r = next_fxstat(ver, fd, st);
-	if (r == 0)
-		st->st_mode = usor_stat_mode(fd, st->st_mode);
-	return r;
+	return stat_done(next_fxstat(ver, fd, st), fd, &st->st_mode);
 }
 
 EXPORT int __fxstat64(int ver, int fd, struct stat64 *st)
 {
-	return __fxstat(ver, fd, (struct stat *)st);
+	R();
+	return stat_done(next_fxstat64(ver, fd, st), fd, &st->st_mode);
 }
 
 EXPORT int fstatat(int dfd, const char *path, struct stat *st, int flags)
 {
-	int r;
-
 	R();
-	r = next_fstatat(dfd, path, st, flags);
-	if (r == 0 && (flags & AT_EMPTY_PATH) && empty_path(path))
-		st->st_mode = usor_stat_mode(dfd, st->st_mode);
-	return r;
+	return stat_at_done(next_fstatat(dfd, path, st, flags), dfd, path,
+			    flags, &st->st_mode);
 }
 
 EXPORT int fstatat64(int dfd, const char *path, struct stat64 *st, int flags)
 {
-	return fstatat(dfd, path, (struct stat *)st, flags);
+	R();
+	return stat_at_done(next_fstatat64(dfd, path, st, flags), dfd, path,
+			    flags, &st->st_mode);
 }
+
+#if TIME32_ABI
+EXPORT int __fstat64_time64(int fd, struct usor_stat_t64 *st)
+{
+	R();
+	return stat_done(next_fstat_t64(fd, st), fd, &st->st_mode);
+}
+
+EXPORT int __fstatat64_time64(int dfd, const char *path, struct usor_stat_t64 *st,
+			      int flags)
+{
+	R();
+	return stat_at_done(next_fstatat_t64(dfd, path, st, flags), dfd, path,
+			    flags, &st->st_mode);
+}
+#endif
 
 EXPORT int statx(int dfd, const char *path, int flags, unsigned int mask,
 		 struct statx *stx)

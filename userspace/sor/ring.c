@@ -450,7 +450,7 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 			if (done)
 				ret = (ssize_t)done;
 			else if (peek && avail)
-				ret = avail < want ? avail : (ssize_t)want;
+				ret = avail < want ? (ssize_t)avail : (ssize_t)want;
 			else
 				ret = e ? -e : 0;
 			if (peek && avail && ret > 0) {

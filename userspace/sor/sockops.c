@@ -264,7 +264,11 @@ ssize_t usor_recvfrom(int fd, void *buf, size_t n, int flags,
 	return do_recv(fd, c, &v, 1, flags);
 }
 
-ssize_t usor_recvmsg(int fd, struct msghdr *msg, int flags)
+/*
+ * recvmsg, or with TIME64 __recvmsg64 (a 32-bit ABI's: the control
+ * messages of a socket that is not a connection as 64-bit time has them).
+ */
+static ssize_t recvmsg_any(int fd, struct msghdr *msg, int flags, bool time64)
 {
 	struct usor_conn *c = usor_fd_route_io(&fd);
 	ssize_t r;
@@ -272,7 +276,8 @@ ssize_t usor_recvmsg(int fd, struct msghdr *msg, int flags)
 	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
-		r = usor_r->recvmsg(fd, msg, flags);
+		r = time64 ? usor_r->recvmsg64(fd, msg, flags) :
+			     usor_r->recvmsg(fd, msg, flags);
 		if (!adopted(r, fd, &c))
 			return r;
 	}
@@ -288,6 +293,16 @@ ssize_t usor_recvmsg(int fd, struct msghdr *msg, int flags)
 		msg->msg_flags = 0;
 	}
 	return r;
+}
+
+ssize_t usor_recvmsg(int fd, struct msghdr *msg, int flags)
+{
+	return recvmsg_any(fd, msg, flags, false);
+}
+
+ssize_t usor_recvmsg64(int fd, struct msghdr *msg, int flags)
+{
+	return recvmsg_any(fd, msg, flags, true);
 }
 
 ssize_t usor_write(int fd, const void *buf, size_t n)
@@ -402,8 +417,44 @@ int usor_sendmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags)
 	return (int)i;
 }
 
-int usor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
-		 struct timespec *timeout)
+/*
+ * recvmmsg's timeout TS, a struct timespec or with TIME64 a struct
+ * usor_timespec64: in nanoseconds (at most INT64_MAX), or -1 when the
+ * kernel would not take it (EINVAL).
+ */
+static int64_t timeout_get(const void *ts, bool time64)
+{
+	const struct usor_timespec64 *t64 = ts;
+	const struct timespec *t = ts;
+	int64_t sec = time64 ? t64->tv_sec : (int64_t)t->tv_sec;
+	int64_t ns = time64 ? t64->tv_nsec : (int64_t)t->tv_nsec;
+
+	if (sec < 0 || ns < 0 || ns >= USOR_NS_PER_S)
+		return -1;
+	if (sec > (INT64_MAX - ns) / USOR_NS_PER_S)
+		return INT64_MAX;
+	return sec * USOR_NS_PER_S + ns;
+}
+
+/* What is left of it (NS nanoseconds), as the kernel writes it back. */
+static void timeout_put(void *ts, bool time64, int64_t ns)
+{
+	struct usor_timespec64 *t64 = ts;
+	struct timespec *t = ts;
+
+	if (time64) {
+		t64->tv_sec = ns / USOR_NS_PER_S;
+		t64->tv_nsec = (int32_t)(ns % USOR_NS_PER_S);
+		t64->pad = 0;
+	} else {
+		t->tv_sec = (time_t)(ns / USOR_NS_PER_S);
+		t->tv_nsec = (long)(ns % USOR_NS_PER_S);
+	}
+}
+
+/* recvmmsg, or with TIME64 __recvmmsg64 (TIMEOUT is a usor_timespec64). */
+static int recvmmsg_any(int fd, struct mmsghdr *vec, unsigned int vlen,
+			int flags, void *timeout, bool time64)
 {
 	struct usor_conn *c = usor_fd_route_io(&fd);
 	int64_t deadline = 0, now;
@@ -414,7 +465,8 @@ int usor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	if (!c && fd == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	if (!c) {
-		int n = usor_r->recvmmsg(fd, vec, vlen, flags, timeout);
+		int n = time64 ? usor_r->recvmmsg64(fd, vec, vlen, flags, timeout) :
+				 usor_r->recvmmsg(fd, vec, vlen, flags, timeout);
 
 		if (!adopted(n, fd, &c))
 			return n;
@@ -423,16 +475,16 @@ int usor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	if (vlen && !vec)
 		return (int)usor_fail(-EFAULT);
 	if (timeout) {
-		if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 ||
-		    timeout->tv_nsec >= USOR_NS_PER_S)
+		deadline = timeout_get(timeout, time64);
+		if (deadline < 0)
 			return (int)usor_fail(-EINVAL);
-		deadline = kx_now(NULL) + (int64_t)timeout->tv_sec * USOR_NS_PER_S +
-			   timeout->tv_nsec;
+		now = kx_now(NULL);
+		deadline = deadline > INT64_MAX - now ? INT64_MAX : now + deadline;
 	}
 	if (vlen > IOV_MAX)
 		vlen = IOV_MAX;
 	for (i = 0; i < vlen; i++) {
-		r = usor_recvmsg(fd, &vec[i].msg_hdr, flags & ~MSG_WAITFORONE);
+		r = recvmsg_any(fd, &vec[i].msg_hdr, flags & ~MSG_WAITFORONE, time64);
 		if (r < 0) {
 			if (!i)
 				return -1;
@@ -452,18 +504,32 @@ int usor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
 	}
 	if (timeout) {
 		now = kx_now(NULL);
-		now = deadline > now ? deadline - now : 0;
-		timeout->tv_sec = (time_t)(now / USOR_NS_PER_S);
-		timeout->tv_nsec = (long)(now % USOR_NS_PER_S);
+		timeout_put(timeout, time64, deadline > now ? deadline - now : 0);
 	}
 	errno = e;
 	return (int)i;
 }
 
-/* sendfile's source: the file IN, at *OFF (pread) or its own offset. */
+int usor_recvmmsg(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+		 struct timespec *timeout)
+{
+	return recvmmsg_any(fd, vec, vlen, flags, timeout, false);
+}
+
+int usor_recvmmsg64(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+		    struct usor_timespec64 *timeout)
+{
+	return recvmmsg_any(fd, vec, vlen, flags, timeout, true);
+}
+
+/*
+ * sendfile's source: the file IN, at *OFF (pread, pread64 if LARGE) or
+ * its own offset.
+ */
 struct file_src {
 	int in;
-	off_t *off;
+	bool large;
+	int64_t *off;
 };
 
 static ssize_t file_fill(void *arg, void *dst, size_t n)
@@ -472,8 +538,10 @@ static ssize_t file_fill(void *arg, void *dst, size_t n)
 	ssize_t got;
 
 	do {
-		if (f->off)
-			got = usor_r->pread(f->in, dst, n, *f->off);
+		if (f->off && f->large)
+			got = usor_r->pread64(f->in, dst, n, *f->off);
+		else if (f->off)
+			got = usor_r->pread(f->in, dst, n, (off_t)*f->off);
 		else
 			got = usor_r->read(f->in, dst, n);
 	} while (got < 0 && errno == EINTR);
@@ -484,26 +552,55 @@ static ssize_t file_fill(void *arg, void *dst, size_t n)
 	return got;
 }
 
-ssize_t usor_sendfile(int out, int in, off_t *off, size_t n)
+/*
+ * sendfile, or with LARGE sendfile64 (OFF an int64_t, else an off_t):
+ * the offset goes as far as the caller's type holds, as in the kernel,
+ * which sends less (or fails with EOVERFLOW) before it would pass it.
+ */
+static ssize_t sendfile_any(int out, int in, void *off, size_t n, bool large)
 {
 	struct usor_conn *c = usor_fd_route_io(&out);
-	struct file_src f = { .in = in, .off = off };
+	int64_t pos = 0, max = large || sizeof(off_t) == sizeof(int64_t) ?
+			      INT64_MAX : INT32_MAX;
+	struct file_src f = { .in = in, .large = large, .off = off ? &pos : NULL };
 	struct usor_src s;
+	ssize_t r;
 
 	if (!c && out == USOR_FD_FAILED)
 		return -1;	/* set-up still going on: EAGAIN, EINTR */
 	/* One not adopted yet is served by the driver's splice_write. */
 	if (!c)
-		return usor_r->sendfile(out, in, off, n);
-	if (off && *off < 0) {
-		usor_conn_put(c);
-		return usor_fail(-EINVAL);
+		return large ? usor_r->sendfile64(out, in, off, n) :
+			       usor_r->sendfile(out, in, off, n);
+	if (off) {
+		pos = large ? *(int64_t *)off : (int64_t)*(off_t *)off;
+		if (pos < 0 || pos >= max) {
+			usor_conn_put(c);
+			return usor_fail(pos < 0 ? -EINVAL : -EOVERFLOW);
+		}
+		if (n > (uint64_t)(max - pos))
+			n = (size_t)(max - pos);
 	}
 	memset(&s, 0, sizeof(s));
 	s.fill = file_fill;
 	s.arg = &f;
 	s.limit = n;
-	return do_send(out, c, &s, 0);	/* SIGPIPE as TCP gives */
+	r = do_send(out, c, &s, 0);	/* SIGPIPE as TCP gives */
+	if (off && large)
+		*(int64_t *)off = pos;
+	else if (off)
+		*(off_t *)off = (off_t)pos;
+	return r;
+}
+
+ssize_t usor_sendfile(int out, int in, off_t *off, size_t n)
+{
+	return sendfile_any(out, in, off, n, false);
+}
+
+ssize_t usor_sendfile64(int out, int in, int64_t *off, size_t n)
+{
+	return sendfile_any(out, in, off, n, true);
 }
 
 int usor_shutdown(int fd, int how)

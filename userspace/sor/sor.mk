@@ -8,7 +8,11 @@ BINS		+= $(SOR_BINS)
 # Defined before ../Makefile's "all": keep that the default goal.
 .DEFAULT_GOAL	:= all
 
-$(SOR_LIB): $(SOR_CORE) sor/preload.c $(SOR_HDRS) sor/core.mk | $(BUILD)/lib
+# abi64-check.c: the layouts the library spells for a 32-bit ABI's
+# 64-bit-time calls, against libc's headers built for them.
+$(SOR_LIB): $(SOR_CORE) sor/preload.c sor/abi64-check.c $(SOR_HDRS) sor/core.mk | $(BUILD)/lib
+	$(CC) $(EUSRV_CFLAGS) $(CFLAGS) -D_GNU_SOURCE -D_FILE_OFFSET_BITS=64 \
+		-D_TIME_BITS=64 -fsyntax-only sor/abi64-check.c
 	$(CC) $(EUSRV_CFLAGS) $(CFLAGS) -D_GNU_SOURCE -fPIC -shared \
 		-fvisibility=hidden -Wl,-z,defs -Wl,-z,now $(LDFLAGS) \
 		-o $@ $(SOR_CORE) sor/preload.c -ldl -lpthread

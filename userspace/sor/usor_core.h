@@ -24,6 +24,33 @@
 #include <sys/uio.h>
 #include <time.h>
 
+/*
+ * A 32-bit ABI's 64-bit-time timespec, as its time64 calls take it
+ * (glibc's struct __timespec64: 32 bits of nanoseconds beside 32 of
+ * padding).  sor/abi64-check.c holds it against libc's own.
+ */
+struct usor_timespec64 {
+	int64_t tv_sec;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	int32_t pad;
+	int32_t tv_nsec;
+#else
+	int32_t tv_nsec;
+	int32_t pad;
+#endif
+};
+
+/*
+ * The start of a 32-bit ABI's 64-bit-time struct stat, as far as st_mode
+ * (glibc's struct __stat64_t64, of __fstat64_time64 & co.), checked the
+ * same way.
+ */
+struct usor_stat_t64 {
+	uint64_t st_dev;
+	uint64_t st_ino;
+	mode_t st_mode;
+};
+
 /* The real operations.  Variadic libc calls get fixed signatures here. */
 struct usor_real {
 	int (*connect)(int fd, const struct sockaddr *addr, socklen_t len);
@@ -78,6 +105,17 @@ struct usor_real {
 	pid_t (*getpid)(void);	/* the kernel's answer, never a cached one */
 	/* A new socket (opts.c answers some options with one made for it). */
 	int (*socket)(int domain, int type, int protocol);
+	/*
+	 * The large-file and 64-bit-time calls, for the usor_*64 entry
+	 * points below (a front end that has none of those needs none of
+	 * these).  On a 64-bit ABI the first three are the calls above.
+	 */
+	int (*fcntl64)(int fd, int cmd, uintptr_t arg);
+	ssize_t (*pread64)(int fd, void *buf, size_t n, int64_t off);
+	ssize_t (*sendfile64)(int out, int in, int64_t *off, size_t n);
+	ssize_t (*recvmsg64)(int fd, struct msghdr *msg, int flags);
+	int (*recvmmsg64)(int fd, struct mmsghdr *vec, unsigned int vlen,
+			  int flags, struct usor_timespec64 *timeout);
 };
 
 /*
@@ -125,6 +163,16 @@ int usor_setsockopt(int fd, int level, int name, const void *val,
 int usor_getsockname(int fd, struct sockaddr *addr, socklen_t *len);
 int usor_getpeername(int fd, struct sockaddr *addr, socklen_t *len);
 int usor_fstat(int fd, struct stat *st);
+/*
+ * The same calls under their large-file names (fcntl64: struct flock64;
+ * sendfile64: a 64-bit offset) and, on a 32-bit ABI, the 64-bit-time
+ * ones (__recvmsg64: its control messages; __recvmmsg64: its timeout).
+ */
+int usor_fcntl64(int fd, int cmd, uintptr_t arg);
+ssize_t usor_sendfile64(int out, int in, int64_t *off, size_t n);
+ssize_t usor_recvmsg64(int fd, struct msghdr *msg, int flags);
+int usor_recvmmsg64(int fd, struct mmsghdr *vec, unsigned int vlen, int flags,
+		    struct usor_timespec64 *timeout);
 
 /* Whether FD is a connection over RDMA in this process. */
 int usor_is_conn(int fd);
