@@ -424,6 +424,24 @@ static void cdma_queue(struct cdma_dev *cd, const struct eusrv_cdma_xfer *x,
 	cdma_kick(cd);
 }
 
+/**
+ * eusrv_cdma_submit() - queue a transfer
+ * @x: the transfer, copied
+ * @timeout: the longest wait for free descriptors, in jiffies
+ *
+ * A transfer needs at least one extent, store or message; extents and
+ * stores must lie in RAM (node-local address + length at most
+ * EUSRV_GA_BLOCKS) of a node of the board; messages must not be of type 0.
+ * If it does not complete, @x->failed gets -EIO (the engine reported an
+ * error for the transfer) or -ENODEV (the engine went away with the
+ * transfer queued); it must not call eusrv_cdma_sync().
+ *
+ * Context: process context; may sleep up to @timeout.
+ * Return: 0; -EINVAL for a bad extent, store or message or a negative
+ * @timeout; -ETIMEDOUT when no descriptors came free; -ENODEV when no engine
+ * is bound or it is being removed.  (Engine errors reach failed(), never
+ * the caller.)
+ */
 int eusrv_cdma_submit(const struct eusrv_cdma_xfer *x, long timeout)
 {
 	unsigned long deadline = jiffies + timeout;
@@ -480,6 +498,15 @@ int eusrv_cdma_submit(const struct eusrv_cdma_xfer *x, long timeout)
 }
 EXPORT_SYMBOL_GPL(eusrv_cdma_submit);
 
+/**
+ * eusrv_cdma_sync() - wait for the transfers of a context
+ * @ctx: the ctx of the transfers
+ *
+ * Waits until no transfer with @ctx is in flight; no failed() callback for
+ * @ctx runs after it returns.
+ *
+ * Context: process context; sleeps.
+ */
 void eusrv_cdma_sync(void *ctx)
 {
 	bool busy, waited = false;
@@ -516,6 +543,12 @@ void eusrv_cdma_sync(void *ctx)
 }
 EXPORT_SYMBOL_GPL(eusrv_cdma_sync);
 
+/**
+ * eusrv_cdma_node_id() - this node's number
+ *
+ * Context: process context.
+ * Return: the number, or -ENODEV while no engine is bound.
+ */
 int eusrv_cdma_node_id(void)
 {
 	int ret;
@@ -527,6 +560,13 @@ int eusrv_cdma_node_id(void)
 }
 EXPORT_SYMBOL_GPL(eusrv_cdma_node_id);
 
+/**
+ * eusrv_cdma_get_crossings() - read the engine's crossing counters
+ * @x: where to store them
+ *
+ * Context: process context.
+ * Return: 0, or -ENODEV (@x untouched) while no engine is bound.
+ */
 int eusrv_cdma_get_crossings(struct eusrv_cdma_crossings *x)
 {
 	struct cdma_dev *cd;

@@ -154,6 +154,17 @@ static void __iomem *mbox_txq_entry(struct mbox_dev *mb, u32 counter)
 	       sizeof(struct eusrv_mbox_txq_entry);
 }
 
+/**
+ * eusrv_mbox_register() - receive the messages of one type
+ * @type: the message type, 1..EUSRV_MSG_NR_TYPES-1
+ * @h: its handler, with an rx callback
+ *
+ * Works whether or not a mailbox is bound; handlers stay across rebinds.
+ *
+ * Context: process context.
+ * Return: 0, -EINVAL for a bad type or a handler without rx, or -EBUSY if
+ * the type has a handler already.
+ */
 int eusrv_mbox_register(unsigned int type, const struct eusrv_mbox_handler *h)
 {
 	int ret = 0;
@@ -170,6 +181,14 @@ int eusrv_mbox_register(unsigned int type, const struct eusrv_mbox_handler *h)
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_register);
 
+/**
+ * eusrv_mbox_unregister() - stop receiving the messages of one type
+ * @type: the type given to eusrv_mbox_register()
+ *
+ * After this returns no callback of the type's handler runs any more.
+ *
+ * Context: process context; waits for an RCU grace period.
+ */
 void eusrv_mbox_unregister(unsigned int type)
 {
 	if (type >= EUSRV_MSG_NR_TYPES)
@@ -567,6 +586,21 @@ static int mbox_post(struct mbox_dev *mb, unsigned int node, const u64 *msgs,
 	return -EAGAIN;
 }
 
+/**
+ * eusrv_mbox_send_many() - queue messages for a node, as many as fit
+ * @node: the destination (this node included)
+ * @msgs: the messages, sent in order
+ * @n: how many
+ *
+ * One doorbell for all that the queue takes together.  A queued message is
+ * either delivered or reported to its type's tx_error.
+ *
+ * Context: any context.
+ * Return: how many messages it queued (the rest are the caller's to send);
+ * -EAGAIN if the outbound queue took none; -EINVAL for a node that is not
+ * on the board or if one message is of type 0 (then none goes); -ENODEV
+ * while no mailbox is bound.
+ */
 int eusrv_mbox_send_many(unsigned int node, const u64 *msgs, unsigned int n)
 {
 	struct mbox_dev *mb;
@@ -591,6 +625,14 @@ int eusrv_mbox_send_many(unsigned int node, const u64 *msgs, unsigned int n)
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_send_many);
 
+/**
+ * eusrv_mbox_send() - queue one message for a node
+ * @node: the destination (this node included)
+ * @msg: the message
+ *
+ * Context: any context.
+ * Return: 0, or an error as eusrv_mbox_send_many() gives it.
+ */
 int eusrv_mbox_send(unsigned int node, u64 msg)
 {
 	int ret = eusrv_mbox_send_many(node, &msg, 1);
@@ -667,6 +709,20 @@ static bool mbox_tx_idle(struct mbox_dev *mb, unsigned int node)
 	return mb->tx_prod == mb->tx_reaped && !mb->held;
 }
 
+/**
+ * eusrv_mbox_send_wait_many() - queue messages for a node, waiting for room
+ * @node: the destination (this node included)
+ * @msgs: the messages, sent in order
+ * @n: how many
+ * @timeout: the longest wait for queue space, in jiffies
+ *
+ * As eusrv_mbox_send_many(), but sleeps for room until all went.
+ *
+ * Context: process context; sleeps.
+ * Return: 0 when all are queued; -ETIMEDOUT when no room came in time (the
+ * first messages may have gone); -ERESTARTSYS on a signal; -EINVAL for a
+ * negative @timeout; otherwise the errors of eusrv_mbox_send_many().
+ */
 int eusrv_mbox_send_wait_many(unsigned int node, const u64 *msgs,
 			      unsigned int n, long timeout)
 {
@@ -695,6 +751,15 @@ int eusrv_mbox_send_wait_many(unsigned int node, const u64 *msgs,
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_send_wait_many);
 
+/**
+ * eusrv_mbox_send_wait() - queue one message for a node, waiting for room
+ * @node: the destination (this node included)
+ * @msg: the message
+ * @timeout: the longest wait for queue space, in jiffies
+ *
+ * Context: process context; sleeps.
+ * Return: as eusrv_mbox_send_wait_many().
+ */
 int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout)
 {
 	return eusrv_mbox_send_wait_many(node, &msg, 1, timeout);
@@ -710,6 +775,12 @@ int eusrv_mbox_flush(long timeout)
 	return ret ? 0 : -ETIMEDOUT;
 }
 
+/**
+ * eusrv_mbox_node_id() - this node's number
+ *
+ * Context: any context.
+ * Return: the number, or -ENODEV while no mailbox is bound.
+ */
 int eusrv_mbox_node_id(void)
 {
 	struct mbox_dev *mb;
@@ -723,6 +794,13 @@ int eusrv_mbox_node_id(void)
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_node_id);
 
+/**
+ * eusrv_mbox_nodes() - the number of nodes on the board
+ *
+ * Context: any context.
+ * Return: the count (node numbers are below it), or 0 while no mailbox is
+ * bound.
+ */
 unsigned int eusrv_mbox_nodes(void)
 {
 	struct mbox_dev *mb;
@@ -782,6 +860,13 @@ int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 	return 0;
 }
 
+/**
+ * eusrv_mbox_get_crossings() - read the mailbox's crossing counters
+ * @x: where to store them
+ *
+ * Context: any context.
+ * Return: 0, or -ENODEV (@x untouched) while no mailbox is bound.
+ */
 int eusrv_mbox_get_crossings(struct eusrv_mbox_crossings *x)
 {
 	struct mbox_dev *mb;

@@ -18,62 +18,78 @@
 #include <linux/types.h>
 #include <eusrv/cdma_hw.h>
 
+/**
+ * struct eusrv_cdma_xfer - one transfer
+ * @nr_ext: 0, 1 or 2 data extents
+ * @ext: the data extents
+ * @ext.src: global address to copy from
+ * @ext.dst: global address to copy to
+ * @ext.len: 1..EUSRV_CDMA_MAX_LEN bytes
+ * @nr_put: 0..3 32-bit stores
+ * @put: the stores, after the data, before the messages
+ * @put.dst: global address, 4-byte aligned
+ * @put.val: the value stored
+ * @nr_msg: 0, 1 or 2 mailbox messages
+ * @msg: the messages, written in this order, after the data
+ * @msg.node: destination node (may be self)
+ * @msg.msg: the message
+ * @msg.cond: 0, or the global address of a 32-bit word (4-byte aligned, any
+ *	node's RAM): the engine swaps it with 0 and writes the message only if
+ *	it was set
+ * @has_mark: one more 32-bit store, @mark, between the first message and
+ *	the second: a mark that everything before it was done (the second
+ *	message being the sender's own note).  Skipped if the engine refuses
+ *	the first message (the messages then go by the mailbox).
+ * @mark: the store of @has_mark
+ * @mark.dst: global address, 4-byte aligned
+ * @mark.val: the value stored
+ * @failed: called at most once, from process context, if the transfer did
+ *	not complete
+ * @ctx: the first argument of @failed
+ */
 struct eusrv_cdma_xfer {
-	unsigned int nr_ext;			/* 0, 1 or 2 data extents */
+	unsigned int nr_ext;
 	struct {
-		u64 src;			/* global addresses */
+		u64 src;
 		u64 dst;
-		u32 len;			/* 1..EUSRV_CDMA_MAX_LEN */
+		u32 len;
 	} ext[2];
-	unsigned int nr_put;			/* 0..3 32-bit stores */
+	unsigned int nr_put;
 	struct {
-		u64 dst;			/* global address, 4-byte aligned */
+		u64 dst;
 		u32 val;
-	} put[3];				/* after the data, before the messages */
-	unsigned int nr_msg;			/* 0, 1 or 2 mailbox messages */
+	} put[3];
+	unsigned int nr_msg;
 	struct {
-		unsigned int node;		/* destination node (may be self) */
+		unsigned int node;
 		u64 msg;
-		/*
-		 * 0, or the global address of a 32-bit word (4-byte
-		 * aligned, any node's RAM): the engine swaps it with 0 and
-		 * writes the message only if it was set
-		 */
 		u64 cond;
-	} msg[2];				/* written in this order, after the data */
-	/*
-	 * With HAS_MARK, one more 32-bit store between the first message and
-	 * the second: a mark that everything before it was done (the second
-	 * message being the sender's own note).  Skipped if the engine
-	 * refuses the first message (the messages then go by the mailbox).
-	 */
+	} msg[2];
 	bool has_mark;
 	struct {
 		u64 dst;
 		u32 val;
 	} mark;
-	/* Called at most once, from process context, if the transfer did not complete. */
 	void (*failed)(void *ctx, int err);
 	void *ctx;
 };
 
-/*
- * Queue a transfer: copies *x; may sleep up to TIMEOUT jiffies for free
- * descriptors.  0, -EINVAL (bad extent/message), -ETIMEDOUT, -ENODEV (no
- * engine/being removed), -EIO.  Process context.  A transfer needs at
- * least one extent, store or message; extents and stores must lie in RAM (node-local
- * address + length at most EUSRV_GA_BLOCKS) of a node of the board;
- * messages must not be of type 0.  failed() gets -EIO (the engine
- * reported an error for the transfer) or -ENODEV (the engine went away
- * with the transfer queued); it must not call eusrv_cdma_sync().
- */
+/* The functions are described at their definitions in cdma/cdma_core.c. */
 int eusrv_cdma_submit(const struct eusrv_cdma_xfer *x, long timeout);
-/* Wait until no transfer with this ctx is in flight; no callback for ctx runs after it returns. */
 void eusrv_cdma_sync(void *ctx);
-/* This node's number, or -ENODEV while no engine is bound. */
 int eusrv_cdma_node_id(void);
 
-/* What the engine's users have cost since it was bound: doorbells, interrupts by cause. */
+/**
+ * struct eusrv_cdma_crossings - what the engine's users have cost
+ * @doorbells: doorbells (kicks)
+ * @irqs: interrupts
+ * @irq_ioc: interrupts with the completion (IOC) cause
+ * @irq_dly: interrupts with the delay-timer cause
+ * @irq_err: interrupts with the error cause
+ *
+ * Counted since the engine was bound; one interrupt may have several
+ * causes.
+ */
 struct eusrv_cdma_crossings {
 	u64 doorbells;
 	u64 irqs;
@@ -82,7 +98,6 @@ struct eusrv_cdma_crossings {
 	u64 irq_err;
 };
 
-/* 0, or -ENODEV while no engine is bound. */
 int eusrv_cdma_get_crossings(struct eusrv_cdma_crossings *x);
 
 #endif /* EUSRV_CDMA_H */

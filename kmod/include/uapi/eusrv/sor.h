@@ -44,7 +44,9 @@
 #define EUSRV_SOR_RING_MAX_SHIFT	21U
 #define EUSRV_SOR_RING_DEF_SHIFT	18U
 
-/*
+/**
+ * struct eusrv_sor_ring_hdr - a ring's header, at the start of its header page
+ *
  * The mapping of a connection file: offset 0, length map_len (from
  * EUSRV_SOR_INFO), MAP_SHARED, PROT_READ | PROT_WRITE.
  *
@@ -71,17 +73,19 @@
  * not from this header.
  */
 struct eusrv_sor_ring_hdr {
-	/* Producer line. */
+	/** @tail: the producer line */
 	__u32 tail;
+	/** @reserved0: reserved, the rest of the producer line */
 	__u32 reserved0[15];
-	/* Consumer line. */
+	/** @head: the consumer line */
 	__u32 head;
+	/** @reserved1: reserved, the rest of the consumer line */
 	__u32 reserved1[15];
-	/*
-	 * Lock words (D4.2's send and receive locks), both in the send
+	/**
+	 * @lock: lock words (D4.2's send and receive locks), both in the send
 	 * header: the receive header lies in the block the peer's engine
 	 * writes, where the peer could forge a holder.  In the send header,
-	 * `lock` is the send ring's and `rcv_lock` the receive ring's; in
+	 * @lock is the send ring's and @rcv_lock the receive ring's; in
 	 * the receive header both are unused.  0 free, else the holder's
 	 * thread id (EUSRV_SOR_LOCK_TID, as gettid()
 	 * gives it), with EUSRV_SOR_LOCK_WAITERS once someone waits.  Held
@@ -93,29 +97,33 @@ struct eusrv_sor_ring_hdr {
 	 * connection (it called exec) is freed by LOCK_WAIT.
 	 */
 	__u32 lock;
+	/** @rcv_lock: the receive ring's lock word, as @lock */
 	__u32 rcv_lock;
+	/** @reserved2: reserved, the rest of the lock line */
 	__u32 reserved2[14];
-	/* Kernel line. */
-	__u32 size;		/* data bytes, a power of two */
-	__u32 flags;		/* EUSRV_SOR_RF_* */
-	/*
-	 * Send ring: non-zero when the kernel will not look at the tail by
-	 * itself: no transfer in flight, or one whose end it learns only
-	 * when asked (a lone transfer does not interrupt when it ends); zero
-	 * while a transfer's end or the peer's credit will make it look.
+	/** @size: kernel line: data bytes, a power of two */
+	__u32 size;
+	/** @flags: EUSRV_SOR_RF_* */
+	__u32 flags;
+	/**
+	 * @need_push: send ring: non-zero when the kernel will not look at the
+	 * tail by itself: no transfer in flight, or one whose end it learns
+	 * only when asked (a lone transfer does not interrupt when it ends);
+	 * zero while a transfer's end or the peer's credit will make it look.
 	 * After moving the tail, user space issues a full barrier, reads
 	 * need_push and calls EUSRV_SOR_PUSH if it is set.  The kernel sets
 	 * it, issues a full barrier and reads the tail again, so no write is
 	 * missed.
 	 */
 	__u32 need_push;
-	/*
-	 * Receive ring: the head the peer knows (the last credit sent).  The
-	 * peer may fill the ring up to reported + size; user space calls
-	 * EUSRV_SOR_CREDIT when eusrv_sor_credit_due() says the peer could
-	 * run short.
+	/**
+	 * @reported: receive ring: the head the peer knows (the last credit
+	 * sent).  The peer may fill the ring up to reported + size; user
+	 * space calls EUSRV_SOR_CREDIT when eusrv_sor_credit_due() says the
+	 * peer could run short.
 	 */
 	__u32 reported;
+	/** @reserved3: reserved, the rest of the kernel line */
 	__u32 reserved3[12];
 };
 
@@ -149,16 +157,26 @@ static __inline__ int eusrv_sor_credit_due(__u32 head, __u32 tail,
 #define EUSRV_SOR_RF_SHUT		_BITUL(2)	/* send: for writing; recv: for reading */
 #define EUSRV_SOR_RF_PEER_CLOSED	_BITUL(3)	/* send: peer closed: EPIPE */
 
-/* Connection states (EUSRV_SOR_INFO, EUSRV_SOR_LIST). */
+/**
+ * enum eusrv_sor_state - connection states (EUSRV_SOR_INFO, EUSRV_SOR_LIST)
+ * @EUSRV_SOR_ST_CONNECTING: client: ConnRQ sent
+ * @EUSRV_SOR_ST_ACCEPTING: server: dummy connect / rings
+ * @EUSRV_SOR_ST_ESTABLISHED: the rings carry the stream
+ * @EUSRV_SOR_ST_CLOSING: closed here, flushing, then NACK
+ * @EUSRV_SOR_ST_PEER_CLOSED: peer's NACK(0) after its FIN
+ * @EUSRV_SOR_ST_RESET: failed; so_error says why
+ * @EUSRV_SOR_ST_NACK_WAIT: released, waiting for the NACK reply
+ * @EUSRV_SOR_ST_TCP: client: set-up failed, the file serves the socket
+ */
 enum eusrv_sor_state {
-	EUSRV_SOR_ST_CONNECTING = 1,	/* client: ConnRQ sent */
-	EUSRV_SOR_ST_ACCEPTING,		/* server: dummy connect / rings */
+	EUSRV_SOR_ST_CONNECTING = 1,
+	EUSRV_SOR_ST_ACCEPTING,
 	EUSRV_SOR_ST_ESTABLISHED,
-	EUSRV_SOR_ST_CLOSING,		/* closed here, flushing, then NACK */
-	EUSRV_SOR_ST_PEER_CLOSED,	/* peer's NACK(0) after its FIN */
-	EUSRV_SOR_ST_RESET,		/* failed; so_error says why */
-	EUSRV_SOR_ST_NACK_WAIT,		/* released, waiting for the NACK reply */
-	EUSRV_SOR_ST_TCP,		/* client: set-up failed, the file serves the socket */
+	EUSRV_SOR_ST_CLOSING,
+	EUSRV_SOR_ST_PEER_CLOSED,
+	EUSRV_SOR_ST_RESET,
+	EUSRV_SOR_ST_NACK_WAIT,
+	EUSRV_SOR_ST_TCP,
 };
 
 /* ---- Control file ioctls ------------------------------------------------ */
@@ -170,15 +188,22 @@ enum eusrv_sor_state {
 #define EUSRV_SOR_F_BIND		_BITUL(3)	/* bind FD if it is not */
 #define EUSRV_SOR_F_INET6		_BITUL(4)	/* the destination was AF_INET6 */
 
-/*
+/**
+ * struct eusrv_sor_listen - argument of EUSRV_SOR_LISTEN and EUSRV_SOR_UNLISTEN
+ * @addr: the IPv4 address FD listens on, in network order (0 for any)
+ * @port: host order, non-zero
+ * @snd_shift: log2 of the send ring's size: 0 = default, else MIN..MAX_SHIFT
+ * @rcv_shift: the same for the receive ring
+ * @flags: must be 0
+ * @fd: the listening socket (not for UNLISTEN)
+ *
  * LISTEN: user space listens on PORT with the TCP socket FD and will match
  * accepted connections with ACCEPT.  FD must be a socket of the caller's,
  * listening on PORT in the board's network namespace (the initial one) on
  * an address that a board peer can reach: the wildcard, or a local address
  * that is not loopback; an IPv6 socket only if it takes IPv4 (not
- * IPV6_V6ONLY).  ADDR is its IPv4 address in network order (0 for any) and
- * must be the socket's.  Without a registration on the port, a peer's
- * ConnRQ is refused with ECONNREFUSED and the peer falls back to TCP.  The
+ * IPV6_V6ONLY).  Without a registration on the port, a peer's ConnRQ is
+ * refused with ECONNREFUSED and the peer falls back to TCP.  The
  * registration belongs to this control file; UNLISTEN or closing the file
  * drops it, and it stops counting as soon as FD's socket stops listening
  * (closed, or shut down), so that a later listener on the port that is
@@ -187,33 +212,73 @@ enum eusrv_sor_state {
  */
 struct eusrv_sor_listen {
 	__u32 addr;
-	__u16 port;		/* host order, non-zero */
-	__u8 snd_shift;		/* 0 = default, else MIN..MAX_SHIFT */
+	__u16 port;
+	__u8 snd_shift;
 	__u8 rcv_shift;
-	__u32 flags;		/* must be 0 */
-	__s32 fd;		/* the listening socket (not for UNLISTEN) */
+	__u32 flags;
+	__s32 fd;
 };
 
-/* A connection as INFO (and CONNECT) report it. */
+/**
+ * struct eusrv_sor_info - a connection as INFO (and CONNECT) report it
+ * @state: enum eusrv_sor_state
+ * @id: local connection id
+ * @node: this node
+ * @peer_node: the peer's node
+ * @peer_id: the peer's connection id
+ * @lport: host order
+ * @rport: the peer's port, host order
+ * @snd_size: the send ring's data bytes
+ * @rcv_size: the receive ring's data bytes
+ * @map_len: mmap length
+ * @snd_hdr_off: offset of the send header page in the mapping
+ * @snd_data_off: offset of the send data
+ * @rcv_hdr_off: offset of the receive header page
+ * @rcv_data_off: offset of the receive data
+ * @reserved: reserved, 0
+ */
 struct eusrv_sor_info {
-	__u32 state;		/* enum eusrv_sor_state */
-	__u32 id;		/* local connection id */
-	__u32 node;		/* this node */
+	__u32 state;
+	__u32 id;
+	__u32 node;
 	__u32 peer_node;
 	__u32 peer_id;
-	__u16 lport;		/* host order */
+	__u16 lport;
 	__u16 rport;
 	__u32 snd_size;
 	__u32 rcv_size;
-	__u64 map_len;		/* mmap length */
-	__u64 snd_hdr_off;	/* offsets of the four parts in the mapping */
+	__u64 map_len;
+	__u64 snd_hdr_off;
 	__u64 snd_data_off;
 	__u64 rcv_hdr_off;
 	__u64 rcv_data_off;
 	__u32 reserved[4];
 };
 
-/*
+/**
+ * struct eusrv_sor_connect - argument of EUSRV_SOR_CONNECT
+ * @node: the board node to connect to
+ * @port: the port there, host order
+ * @reserved2: reserved, must be 0
+ * @snd_shift: as in struct eusrv_sor_listen: 0 = default
+ * @rcv_shift: the same for the receive ring
+ * @reserved0: reserved, must be 0
+ * @flags: EUSRV_SOR_F_*
+ * @timeout_ms: 0 = 2000, at most 60000
+ * @fd: the caller's bound TCP socket
+ * @addrlen: 0, or the length of ADDR (at most 128)
+ * @reserved3: reserved, must be 0: ADDR at the same offset for 32-bit
+ *	programs
+ * @addr: user pointer: where TCP connects instead
+ * @out_flags: out, on success: EUSRV_SOR_F_NONBLOCK, _CLOEXEC of the file
+ * @lport: out: FD's local port, host order
+ * @reserved4: reserved
+ * @laddr: out: FD's IPv4 address, network order; 0 = any
+ * @reserved5: reserved
+ * @rcvtimeo_ns: out: FD's SO_RCVTIMEO (F_INHERIT), -1 = none
+ * @sndtimeo_ns: out: FD's SO_SNDTIMEO (F_INHERIT), -1 = none
+ * @info: out: blocking: the connection
+ *
  * CONNECT: a connection to PORT on board node NODE from the caller's TCP
  * socket FD, which must be bound (its local port is the connection's, and
  * stays taken until the connection has ended), not connected, and in the
@@ -259,27 +324,32 @@ struct eusrv_sor_connect {
 	__u32 node;
 	__u16 port;
 	__u16 reserved2;
-	__u8 snd_shift;		/* 0 = default */
+	__u8 snd_shift;
 	__u8 rcv_shift;
 	__u16 reserved0;
-	__u32 flags;		/* EUSRV_SOR_F_* */
-	__u32 timeout_ms;	/* 0 = 2000, at most 60000 */
-	__s32 fd;		/* the caller's bound TCP socket */
-	__u32 addrlen;		/* 0, or the length of ADDR (at most 128) */
-	__u32 reserved3;	/* 0: ADDR at the same offset for 32-bit programs */
-	__u64 addr;		/* user pointer: where TCP connects instead */
-	/* out, on success */
-	__u32 out_flags;	/* EUSRV_SOR_F_NONBLOCK, _CLOEXEC of the file */
-	__u16 lport;		/* FD's local port, host order */
+	__u32 flags;
+	__u32 timeout_ms;
+	__s32 fd;
+	__u32 addrlen;
+	__u32 reserved3;
+	__u64 addr;
+	__u32 out_flags;
+	__u16 lport;
 	__u16 reserved4;
-	__u32 laddr;		/* FD's IPv4 address, network order; 0 = any */
+	__u32 laddr;
 	__u32 reserved5;
-	__s64 rcvtimeo_ns;	/* FD's SO_RCVTIMEO (F_INHERIT), -1 = none */
-	__s64 sndtimeo_ns;	/* FD's SO_SNDTIMEO (F_INHERIT), -1 = none */
-	struct eusrv_sor_info info;	/* blocking: the connection */
+	__s64 rcvtimeo_ns;
+	__s64 sndtimeo_ns;
+	struct eusrv_sor_info info;
 };
 
-/*
+/**
+ * struct eusrv_sor_accept - argument of EUSRV_SOR_ACCEPT
+ * @fd: the accepted TCP socket
+ * @flags: EUSRV_SOR_F_*
+ * @reserved0: reserved, must be 0
+ * @reserved1: reserved, must be 0
+ *
  * ACCEPT: FD is a TCP socket that the caller's listener accepted.  If its
  * peer is one of the driver's dummy connections (made only once the RDMA
  * connection is established, so ACCEPT never waits), returns the
@@ -293,8 +363,8 @@ struct eusrv_sor_connect {
  * and ACCEPT again later.
  */
 struct eusrv_sor_accept {
-	__s32 fd;		/* the accepted TCP socket */
-	__u32 flags;		/* EUSRV_SOR_F_* */
+	__s32 fd;
+	__u32 flags;
 	__u32 reserved0;
 	__u32 reserved1;
 };
@@ -305,99 +375,158 @@ struct eusrv_sor_accept {
  */
 #define EUSRV_SOR_MAX_NOTES		64U
 
+/**
+ * enum eusrv_sor_reason - why a socket stayed on TCP (struct eusrv_sor_note)
+ * @EUSRV_SOR_R_NOT_PEER: destination is not a board peer
+ * @EUSRV_SOR_R_REFUSED: peer has no RDMA listener / refused
+ * @EUSRV_SOR_R_TIMEOUT: peer did not answer
+ * @EUSRV_SOR_R_UNREACHABLE: node absent or down
+ * @EUSRV_SOR_R_NO_MEMORY: no memory for the connection
+ * @EUSRV_SOR_R_NOT_IPV4: IPv6 and other families
+ * @EUSRV_SOR_R_OPTIONS: socket options RDMA cannot honour
+ * @EUSRV_SOR_R_LOCAL: genuine local TCP client (accept side)
+ * @EUSRV_SOR_R_OTHER: none of the others
+ * @EUSRV_SOR_R_MEMLOCK: rings over the user's RLIMIT_MEMLOCK
+ * @EUSRV_SOR_R_MAX: the highest reason
+ */
 enum eusrv_sor_reason {
-	EUSRV_SOR_R_NOT_PEER = 1,	/* destination is not a board peer */
-	EUSRV_SOR_R_REFUSED,		/* peer has no RDMA listener / refused */
-	EUSRV_SOR_R_TIMEOUT,		/* peer did not answer */
-	EUSRV_SOR_R_UNREACHABLE,	/* node absent or down */
+	EUSRV_SOR_R_NOT_PEER = 1,
+	EUSRV_SOR_R_REFUSED,
+	EUSRV_SOR_R_TIMEOUT,
+	EUSRV_SOR_R_UNREACHABLE,
 	EUSRV_SOR_R_NO_MEMORY,
-	EUSRV_SOR_R_NOT_IPV4,		/* IPv6 and other families */
-	EUSRV_SOR_R_OPTIONS,		/* socket options RDMA cannot honour */
-	EUSRV_SOR_R_LOCAL,		/* genuine local TCP client (accept side) */
+	EUSRV_SOR_R_NOT_IPV4,
+	EUSRV_SOR_R_OPTIONS,
+	EUSRV_SOR_R_LOCAL,
 	EUSRV_SOR_R_OTHER,
-	EUSRV_SOR_R_MEMLOCK,		/* rings over the user's RLIMIT_MEMLOCK */
+	EUSRV_SOR_R_MEMLOCK,
 	EUSRV_SOR_R_MAX = EUSRV_SOR_R_MEMLOCK,
 };
 
+/**
+ * struct eusrv_sor_note - argument of EUSRV_SOR_NOTE
+ * @fd: the socket's descriptor
+ * @reason: enum eusrv_sor_reason
+ * @err: errno the driver gave, or 0
+ * @laddr: IPv4, network order
+ * @raddr: the destination's, IPv4, network order
+ * @lport: host order
+ * @rport: the destination's port, host order
+ * @reserved: reserved, must be 0
+ */
 struct eusrv_sor_note {
 	__s32 fd;
-	__u32 reason;		/* enum eusrv_sor_reason */
-	__s32 err;		/* errno the driver gave, or 0 */
-	__u32 laddr;		/* IPv4, network order */
+	__u32 reason;
+	__s32 err;
+	__u32 laddr;
 	__u32 raddr;
-	__u16 lport;		/* host order */
+	__u16 lport;
 	__u16 rport;
 	__u32 reserved;
 };
 
-/*
+/**
+ * struct eusrv_sor_crossings - the data path's cost counters
+ * @doorbells: transfers submitted + messages posted by the CPU
+ * @irqs: messages received for it (one interrupt each at most)
+ * @pushes: PUSH calls
+ * @waits: WAIT calls
+ * @credits: CREDIT calls
+ * @lock_calls: LOCK_WAIT and LOCK_WAKE calls
+ * @empty_wakes: a WAIT that slept woke with nothing it waits for
+ * @poll_empty: poll calls after the first (a poll table without a queue
+ *	function: a wake-up, or a level-triggered epoll's look after it
+ *	reported) that found none of the events asked for
+ * @msgs_sent: protocol messages its kernel posted (the engine's DATA and
+ *	SENT are conditional: counted where they arrive)
+ * @msgs_rcvd: protocol messages received
+ * @arms: times a reader asked to be woken by the next data
+ * @reserved: reserved, 0
+ *
  * What the data path costs, in crossings (docs/protocol.md section 4):
  * doorbells (register writes that start a block of the board), interrupts
  * and system calls.  Per connection in LIST; summed over every connection
  * in STATS, which also has the blocks' own node-wide counts.
  */
 struct eusrv_sor_crossings {
-	__u64 doorbells;	/* transfers submitted + messages posted by the CPU */
-	__u64 irqs;		/* messages received for it (one interrupt each at most) */
-	__u64 pushes;		/* PUSH calls */
-	__u64 waits;		/* WAIT calls */
-	__u64 credits;		/* CREDIT calls */
-	__u64 lock_calls;	/* LOCK_WAIT and LOCK_WAKE calls */
-	__u64 empty_wakes;	/* a WAIT that slept woke with nothing it waits for */
-	/*
-	 * poll calls after the first (a poll table without a queue function:
-	 * a wake-up, or a level-triggered epoll's look after it reported)
-	 * that found none of the events asked for
-	 */
+	__u64 doorbells;
+	__u64 irqs;
+	__u64 pushes;
+	__u64 waits;
+	__u64 credits;
+	__u64 lock_calls;
+	__u64 empty_wakes;
 	__u64 poll_empty;
-	/*
-	 * protocol messages its kernel posted (the engine's DATA and SENT
-	 * are conditional: counted where they arrive), and received
-	 */
 	__u64 msgs_sent;
 	__u64 msgs_rcvd;
-	__u64 arms;		/* times a reader asked to be woken by the next data */
+	__u64 arms;
 	__u64 reserved;
 };
 
-/* Per-connection view for eusrvctl conns (LIST). */
+/**
+ * struct eusrv_sor_conn_stat - per-connection view for eusrvctl conns (LIST)
+ * @id: local connection id
+ * @peer_node: the peer's node
+ * @peer_id: the peer's connection id
+ * @state: enum eusrv_sor_state
+ * @lport: local port, host order
+ * @rport: the peer's port, host order
+ * @so_error: positive errno or 0
+ * @snd_size: the send ring's data bytes
+ * @rcv_size: the receive ring's data bytes
+ * @snd_queued: bytes written, not yet received by the peer
+ * @rcv_queued: bytes arrived, not yet read
+ * @bytes_sent: bytes the engine copied to the peer
+ * @bytes_rcvd: bytes that arrived
+ * @transfers: CDMA transfers issued
+ * @pid: process that created it (tgid)
+ * @flags: EUSRV_SOR_RF_* of both rings: recv << 16 | send
+ * @serial: the node's count of connections opened (STATS conns_opened) when
+ *	this one was established, 0 before: tells one connection from another
+ *	over time, and which opened after a STATS reading.
+ * @closed: 1: ended, a record of the history (LIST_CLOSED)
+ * @uid: owner's effective uid.  As ss, LIST shows every connection to
+ *	everyone, but pid only to its owner and CAP_NET_ADMIN (0 else).
+ * @x: what its data path cost
+ */
 struct eusrv_sor_conn_stat {
-	__u32 id;		/* local connection id */
+	__u32 id;
 	__u32 peer_node;
 	__u32 peer_id;
-	__u32 state;		/* enum eusrv_sor_state */
+	__u32 state;
 	__u16 lport;
 	__u16 rport;
-	__s32 so_error;		/* positive errno or 0 */
+	__s32 so_error;
 	__u32 snd_size;
 	__u32 rcv_size;
-	__u32 snd_queued;	/* bytes written, not yet received by the peer */
-	__u32 rcv_queued;	/* bytes arrived, not yet read */
+	__u32 snd_queued;
+	__u32 rcv_queued;
 	__u64 bytes_sent;
 	__u64 bytes_rcvd;
-	__u64 transfers;	/* CDMA transfers issued */
-	__s32 pid;		/* process that created it (tgid) */
-	__u32 flags;		/* EUSRV_SOR_RF_* of both rings: recv << 16 | send */
-	/*
-	 * The node's count of connections opened (STATS conns_opened) when
-	 * this one was established, 0 before: tells one connection from
-	 * another over time, and which opened after a STATS reading.
-	 */
+	__u64 transfers;
+	__s32 pid;
+	__u32 flags;
 	__u64 serial;
-	__u32 closed;		/* 1: ended, a record of the history (LIST_CLOSED) */
-	/*
-	 * Owner's effective uid.  As ss, LIST shows every connection to
-	 * everyone, but pid only to its owner and CAP_NET_ADMIN (0 else).
-	 */
+	__u32 closed;
 	__u32 uid;
-	struct eusrv_sor_crossings x;	/* what its data path cost */
+	struct eusrv_sor_crossings x;
 };
 
 /* LIST flags */
 #define EUSRV_SOR_LIST_CLOSED	_BITUL(0)	/* also the last connections that ended */
 #define EUSRV_SOR_HISTORY	1024		/* how many of those are kept */
 
-/*
+/**
+ * struct eusrv_sor_list - argument of EUSRV_SOR_LIST
+ * @count: in: room in conns
+ * @total: out: connection records, live and closed
+ * @conns: in: user pointer to struct eusrv_sor_conn_stat[count]
+ * @note_count: in: room in notes
+ * @note_total: out: fallback notes
+ * @notes: in: user pointer to struct eusrv_sor_note_rec[note_count]
+ * @flags: in: EUSRV_SOR_LIST_*
+ * @closed: out: how many of TOTAL are closed records
+ *
  * LIST: copies up to COUNT connection records (all connections of the
  * node, then with EUSRV_SOR_LIST_CLOSED the last EUSRV_SOR_HISTORY that
  * ended, newest first; fallback NOTEs of every open control file when
@@ -406,85 +535,131 @@ struct eusrv_sor_conn_stat {
  * and closed: the same serial.
  */
 struct eusrv_sor_list {
-	__u32 count;		/* in: room in conns */
-	__u32 total;		/* out: connection records, live and closed */
-	__u64 conns;		/* in: user pointer to struct eusrv_sor_conn_stat[count] */
-	__u32 note_count;	/* in: room in notes */
-	__u32 note_total;	/* out */
-	__u64 notes;		/* in: user pointer to struct eusrv_sor_note_rec[note_count] */
-	__u32 flags;		/* in: EUSRV_SOR_LIST_* */
-	__u32 closed;		/* out: how many of TOTAL are closed records */
+	__u32 count;
+	__u32 total;
+	__u64 conns;
+	__u32 note_count;
+	__u32 note_total;
+	__u64 notes;
+	__u32 flags;
+	__u32 closed;
 };
 
+/**
+ * struct eusrv_sor_note_rec - a fallback note as LIST gives it
+ * @pid: the process of the control file that kept it; this and note.fd
+ *	only to the owner and CAP_NET_ADMIN (else 0 and -1)
+ * @reserved: reserved, 0
+ * @note: the note as EUSRV_SOR_NOTE gave it
+ */
 struct eusrv_sor_note_rec {
-	__s32 pid;		/* and note.fd: only to the owner and CAP_NET_ADMIN */
+	__s32 pid;
 	__u32 reserved;
 	struct eusrv_sor_note note;
 };
 
-/* STATS: node-wide counters. */
+/**
+ * struct eusrv_sor_stats - node-wide counters (EUSRV_SOR_STATS)
+ * @node: this node
+ * @conns: connections now
+ * @conns_opened: connections established
+ * @conns_refused: ConnRQs this node refused
+ * @connect_failed: CONNECTs that failed
+ * @bytes_sent: bytes the engine copied to peers
+ * @bytes_rcvd: bytes that arrived
+ * @transfers: CDMA transfers
+ * @transfer_errors: CDMA transfers that failed
+ * @credits_sent: window updates (CREDIT messages)
+ * @credits_rcvd: window updates received
+ * @nacks_sent: NACK messages sent
+ * @nacks_rcvd: NACK messages received
+ * @nack_resends: NACKs sent again
+ * @bad_messages: invalid or unexpected from a peer
+ * @bad_user: invalid ring values from user space
+ * @peer_resets: connections reset by a dead/silent peer
+ * @notes: fallbacks recorded
+ * @nodes_up: bit n: node n is up as far as this driver knows (present on
+ *	the board, answering keepalives).  This node's own bit is always set,
+ *	so a zero field means a driver that does not fill it in.
+ * @arms_sent: a reader asked the next data to wake it
+ * @data_irqs: DATA notifications received
+ * @resets_sent: RST for a connection we do not know
+ * @resets_rcvd: RSTs received
+ * @probes_sent: "do you still know me?" (PROBE)
+ * @quarantined: bytes of rings a peer may still write
+ * @locks_freed: ring locks whose holder had died
+ * @ring_bytes: ring memory of connections and quarantine
+ * @charged_pages: pages charged to users' locked_vm
+ * @listeners: LISTEN registrations
+ * @reserved: reserved, 0
+ * @x: the crossings of every connection, live and ended
+ * @mbox_doorbells: the mailbox's doorbells
+ * @cdma_doorbells: the engine's doorbells
+ * @mbox_irqs: the mailbox's interrupts
+ * @mbox_irq_rx: inbound messages to take
+ * @mbox_irq_txdone: outbound entries completed
+ * @mbox_irq_room: a refusing FIFO has room
+ * @mbox_irq_none: nothing to do (already handled)
+ * @cdma_irqs: the engine's interrupts
+ * @cdma_irq_ioc: threshold reached
+ * @cdma_irq_dly: delay timer
+ * @cdma_irq_err: an error
+ * @msgs_sent: protocol messages posted by the CPU, by type (index:
+ *	EUSRV_SOR_MSG_*)
+ * @msgs_rcvd: protocol messages received, by type (the engine's, DATA and
+ *	SENT, only here)
+ *
+ * The books, @ring_bytes to @listeners: what the driver holds now.  With
+ * no connection open and the quarantine drained, all three are back to 0.
+ *
+ * The mbox_ and cdma_ fields are the blocks' own counts, node-wide
+ * (keepalives and every other user included): doorbells by block,
+ * interrupts by what the handler found (one interrupt may have several
+ * causes).
+ */
 struct eusrv_sor_stats {
-	__u32 node;			/* this node */
-	__u32 conns;			/* connections now */
+	__u32 node;
+	__u32 conns;
 	__u64 conns_opened;
-	__u64 conns_refused;		/* ConnRQs this node refused */
-	__u64 connect_failed;		/* CONNECTs that failed */
+	__u64 conns_refused;
+	__u64 connect_failed;
 	__u64 bytes_sent;
 	__u64 bytes_rcvd;
-	__u64 transfers;		/* CDMA transfers */
+	__u64 transfers;
 	__u64 transfer_errors;
-	__u64 credits_sent;		/* window updates (CREDIT messages) */
+	__u64 credits_sent;
 	__u64 credits_rcvd;
 	__u64 nacks_sent;
 	__u64 nacks_rcvd;
 	__u64 nack_resends;
-	__u64 bad_messages;		/* invalid or unexpected from a peer */
-	__u64 bad_user;			/* invalid ring values from user space */
-	__u64 peer_resets;		/* connections reset by a dead/silent peer */
-	__u64 notes;			/* fallbacks recorded */
-	/*
-	 * Bit n: node n is up as far as this driver knows (present on the
-	 * board, answering keepalives).  This node's own bit is always set,
-	 * so a zero field means a driver that does not fill it in.
-	 */
+	__u64 bad_messages;
+	__u64 bad_user;
+	__u64 peer_resets;
+	__u64 notes;
 	__u64 nodes_up;
-	__u64 arms_sent;		/* a reader asked the next data to wake it */
-	__u64 data_irqs;		/* DATA notifications received */
-	__u64 resets_sent;		/* RST for a connection we do not know */
+	__u64 arms_sent;
+	__u64 data_irqs;
+	__u64 resets_sent;
 	__u64 resets_rcvd;
-	__u64 probes_sent;		/* "do you still know me?" (PROBE) */
-	__u64 quarantined;		/* bytes of rings a peer may still write */
-	__u64 locks_freed;		/* ring locks whose holder had died */
-	/*
-	 * The books: what the driver holds now.  With no connection open and
-	 * the quarantine drained, all three are back to 0.
-	 */
-	__u64 ring_bytes;		/* ring memory of connections and quarantine */
-	__u64 charged_pages;		/* pages charged to users' locked_vm */
-	__u32 listeners;		/* LISTEN registrations */
+	__u64 probes_sent;
+	__u64 quarantined;
+	__u64 locks_freed;
+	__u64 ring_bytes;
+	__u64 charged_pages;
+	__u32 listeners;
 	__u32 reserved;
-	/* The crossings of every connection, live and ended. */
 	struct eusrv_sor_crossings x;
-	/*
-	 * The blocks' own counts, node-wide (keepalives and every other user
-	 * included): doorbells by block, interrupts by what the handler found
-	 * (one interrupt may have several causes).
-	 */
 	__u64 mbox_doorbells;
 	__u64 cdma_doorbells;
 	__u64 mbox_irqs;
-	__u64 mbox_irq_rx;		/* inbound messages to take */
-	__u64 mbox_irq_txdone;		/* outbound entries completed */
-	__u64 mbox_irq_room;		/* a refusing FIFO has room */
-	__u64 mbox_irq_none;		/* nothing to do (already handled) */
+	__u64 mbox_irq_rx;
+	__u64 mbox_irq_txdone;
+	__u64 mbox_irq_room;
+	__u64 mbox_irq_none;
 	__u64 cdma_irqs;
-	__u64 cdma_irq_ioc;		/* threshold reached */
-	__u64 cdma_irq_dly;		/* delay timer */
+	__u64 cdma_irq_ioc;
+	__u64 cdma_irq_dly;
 	__u64 cdma_irq_err;
-	/*
-	 * Protocol messages by type (index: EUSRV_SOR_MSG_*), posted by the
-	 * CPU and received (the engine's, DATA and SENT, only there).
-	 */
 	__u64 msgs_sent[16];
 	__u64 msgs_rcvd[16];
 };
@@ -508,7 +683,16 @@ struct eusrv_sor_stats {
 /* WAIT flags besides EUSRV_SOR_F_NONBLOCK */
 #define EUSRV_SOR_F_FILE		_BITUL(1)	/* non-blocking if the file is */
 
-/*
+/**
+ * struct eusrv_sor_wait - argument of EUSRV_SOR_WAIT
+ * @events: EUSRV_SOR_W_* to wait for
+ * @flags: EUSRV_SOR_F_NONBLOCK, EUSRV_SOR_F_FILE or 0
+ * @timeout_ns: -1 = forever
+ * @revents: out: the events that hold
+ * @room: W_SEND: wait for this many bytes of room (at most the ring's
+ *	size), 0 for any: a small send is copied whole, never interleaved
+ *	with another thread's.
+ *
  * WAIT: sleep until an event in EVENTS holds, TIMEOUT_NS passes (-1 =
  * forever) or a signal comes (EINTR).  For W_RECV the kernel first asks
  * to be woken by the next data (an arm word the peer's engine reads, no
@@ -520,14 +704,9 @@ struct eusrv_sor_stats {
  */
 struct eusrv_sor_wait {
 	__u32 events;
-	__u32 flags;		/* EUSRV_SOR_F_NONBLOCK, EUSRV_SOR_F_FILE or 0 */
+	__u32 flags;
 	__s64 timeout_ns;
-	__u32 revents;		/* out */
-	/*
-	 * W_SEND: wait for this many bytes of room (at most the ring's
-	 * size), 0 for any: a small send is copied whole, never interleaved
-	 * with another thread's.
-	 */
+	__u32 revents;
 	__u32 room;
 };
 
