@@ -228,11 +228,18 @@ if [ $driver = yes ]; then
 	listening node0 7710
 	memlock_one "server's" 0 7710 ""
 
-	# A live connection is visible in eusrvctl conns on both nodes.
-	on node1 "(sleep 4 | ${run}nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
-	sleep 1.5
-	c1=$(on node1 eusrvctl conns 2>&1)
-	c0=$(on node0 eusrvctl conns 2>&1)
+	# A live connection is visible in eusrvctl conns on both nodes (the
+	# client's side is set up last: looked for until it is, 15 s at most,
+	# as a loaded host took more than the 1.5 s once waited here).
+	on node1 "(sleep 20 | ${run}nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
+	for i in $(seq 30); do
+		c1=$(on node1 eusrvctl conns 2>&1)
+		c0=$(on node0 eusrvctl conns 2>&1)
+		printf '%s\n' "$c1" | grep -q '^rdma .*state=ESTABLISHED .*peer=198.18.0.10:7600 peer_node=0' &&
+			printf '%s\n' "$c0" | grep -q '^rdma .*state=ESTABLISHED .*local=198.18.0.10:7600 .*peer_node=1' &&
+			break
+		sleep 0.5
+	done
 	if printf '%s\n' "$c1" | grep -q '^rdma .*state=ESTABLISHED .*peer=198.18.0.10:7600 peer_node=0' &&
 		printf '%s\n' "$c0" | grep -q '^rdma .*state=ESTABLISHED .*local=198.18.0.10:7600 .*peer_node=1'; then
 		ok "eusrvctl conns: the connection on both nodes, ESTABLISHED"
@@ -251,6 +258,7 @@ if [ $driver = yes ]; then
 		not_ok "eusrvctl conns as another user: the connection, without its process"
 		diag "nobody: $cn"
 	fi
+	on node1 'pkill -f "[n]c node0 7600"' >/dev/null 2>&1
 
 	# nc both ways, checked by sha256.
 	for spec in "node1 node0 1" "node1 node0 1048589" "node1 node0 67108864" \
