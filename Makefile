@@ -64,8 +64,8 @@ check-arm: deps all armhf
 check-arm64: deps all arm64
 	EUSRV_ARCH=arm64 tests/run $(ARM64_SUITES)
 
-# Boards of mixed ISAs, node0 x86_64 and node1 armhf (about 11 minutes),
-# then suite 60 again the other way round (its clients run on node0; 4
+# Boards of mixed ISAs, node0 x86_64 and node1 armhf (6-11 minutes), then
+# suite 60 again the other way round (its clients run on node0; 2-4
 # minutes): the wire formats (mailbox messages, CDMA descriptors, the
 # sockets-over-RDMA rings and handshakes) must not depend on a node's word
 # size or RAM base.  Suite 70 joins when armhf has the preload library.
