@@ -193,15 +193,16 @@ int board_decode(const struct board *b, uint64_t ga, uint64_t len,
 {
 	unsigned int node = EUSRV_GA_NODE(ga);
 	uint64_t local = EUSRV_GA_LOCAL(ga);
-	uint64_t off;
+	uint64_t base, off;
 
 	if (!len || (ga & ~GA_VALID_MASK) || node >= b->nr_nodes)
 		return -EFAULT;
-	if (local >= b->ram_base && local - b->ram_base < b->ram_size &&
-	    len <= b->ram_size - (local - b->ram_base)) {
+	base = b->ram_base[node];
+	if (local >= base && local - base < b->ram_size &&
+	    len <= b->ram_size - (local - base)) {
 		out->kind = BOARD_GA_RAM;
 		out->node = node;
-		out->offset = local - b->ram_base;
+		out->offset = local - base;
 		out->host = (char *)b->nodes[node].ram + out->offset;
 		return 0;
 	}

@@ -26,7 +26,12 @@ struct board_node {
 struct board {
 	unsigned int nr_nodes;
 	uint64_t ram_size;
-	uint64_t ram_base;		/* the RAM's first physical address */
+	/*
+	 * Each node's RAM's first physical address: per node, since a board
+	 * may mix ISAs (QEMU's ARM virt machine has its RAM at 1 GiB, a PC
+	 * at 0); a global address's local part is the node's own.
+	 */
+	uint64_t ram_base[EUSRV_MAX_NODES];
 	int shm_fd;			/* EUSRV_BAR2_SIZE bytes memfd */
 	void *shm;
 	uint32_t nodes_up;		/* bit n: node n attached */

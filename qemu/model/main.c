@@ -47,7 +47,9 @@ struct options {
 	unsigned int nodes;
 	uint64_t ram_size;
 	const char *log;
-	uint64_t ram_base;
+	/* --ram-base: one for every node, or one per node. */
+	uint64_t ram_base[EUSRV_MAX_NODES];
+	unsigned int nr_bases;
 	bool axidma_pg021;
 	bool cdma_pg034;
 };
@@ -78,8 +80,11 @@ static void model_usage(FILE *out)
 		"                    ivshmem-node<n>.sock, mgmt.sock, model.ready\n"
 		"  --nodes N         number of nodes, 1..%u\n"
 		"  --ram-size BYTES  RAM of each node, a multiple of %llu; suffixes K, M, G\n"
-		"  --ram-base ADDR   where the nodes' RAM starts in their physical\n"
-		"                    address space (0; QEMU's ARM virt machine: 1G)\n"
+		"  --ram-base ADDR[,ADDR...]\n"
+		"                    where the nodes' RAM starts in their physical\n"
+		"                    address space (0; QEMU's ARM virt machine: 1G):\n"
+		"                    one address for every node, or one per node\n"
+		"                    (node0's first) for a board of mixed ISAs\n"
 		"  --log FILE        append the log to FILE instead of stderr\n"
 		"  --axidma-pg021    the AXI DMA engines take only PG021's interrupt\n"
 		"                    acknowledgement (write 1s to DMASR), not the\n"
@@ -147,6 +152,34 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
+/*
+ * --ram-base's value: addresses separated by commas, each page-aligned and
+ * below the blocks' window.  Whether there are as many as nodes is checked
+ * once --nodes is known.
+ */
+static int parse_ram_bases(const char *s, struct options *o)
+{
+	char item[32];
+	const char *comma;
+	size_t len;
+	uint64_t *base;
+
+	for (o->nr_bases = 0;; s = comma + 1) {
+		comma = strchr(s, ',');
+		len = comma ? (size_t)(comma - s) : strlen(s);
+		if (o->nr_bases == EUSRV_MAX_NODES || len >= sizeof(item))
+			return -EINVAL;
+		memcpy(item, s, len);
+		item[len] = '\0';
+		base = &o->ram_base[o->nr_bases++];
+		if (parse_size(item, base) || *base % BOARD_RAM_ALIGN ||
+		    *base >= EUSRV_GA_BLOCKS)
+			return -EINVAL;
+		if (!comma)
+			return 0;
+	}
+}
+
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DIR = 256, OPT_NODES, OPT_RAM, OPT_LOG, OPT_FG, OPT_HELP,
@@ -165,6 +198,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	bool have_nodes = false, have_ram = false;
 	unsigned long n;
+	unsigned int i;
 	char *end;
 	int c;
 
@@ -199,11 +233,10 @@ static int parse_options(int argc, char **argv, struct options *o)
 			have_ram = true;
 			break;
 		case OPT_RAM_BASE:
-			if (parse_size(optarg, &o->ram_base) ||
-			    o->ram_base % BOARD_RAM_ALIGN ||
-			    o->ram_base >= EUSRV_GA_BLOCKS)
-				return usage_error("--ram-base: '%s' is not a multiple of %llu below %llu",
-						   optarg, BOARD_RAM_ALIGN,
+			if (parse_ram_bases(optarg, o))
+				return usage_error("--ram-base: '%s' is not up to %u multiples of %llu below %llu, separated by commas",
+						   optarg, EUSRV_MAX_NODES,
+						   BOARD_RAM_ALIGN,
 						   (unsigned long long)EUSRV_GA_BLOCKS);
 			break;
 		case OPT_LOG:
@@ -238,9 +271,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return usage_error("--nodes is required");
 	if (!have_ram)
 		return usage_error("--ram-size is required");
-	if (o->ram_size > EUSRV_GA_BLOCKS - o->ram_base)
-		return usage_error("--ram-base: the RAM would reach the blocks' window at %llu",
-				   (unsigned long long)EUSRV_GA_BLOCKS);
+	if (o->nr_bases > 1 && o->nr_bases != o->nodes)
+		return usage_error("--ram-base: %u addresses for %u nodes (one for every node, or one per node)",
+				   o->nr_bases, o->nodes);
+	/* One address (or none: 0) is every node's. */
+	for (i = o->nr_bases > 1 ? o->nr_bases : 1; i < o->nodes; i++)
+		o->ram_base[i] = o->ram_base[0];
+	for (i = 0; i < o->nodes; i++)
+		if (o->ram_size > EUSRV_GA_BLOCKS - o->ram_base[i])
+			return usage_error("--ram-base: node%u's RAM would reach the blocks' window at %llu",
+					   i, (unsigned long long)EUSRV_GA_BLOCKS);
 	if (strlen(o->dir) + strlen(LONGEST_SOCKET_NAME) >=
 	    sizeof(((struct sockaddr_un *)0)->sun_path))
 		return usage_error("--dir: '%s' is too long for UNIX socket paths (at most %zu characters)",
@@ -398,6 +438,7 @@ int main(int argc, char **argv)
 	struct options o;
 	bool have_blocks = false, have_ivs = false, have_hub = false;
 	bool have_board = false, have_nic = false;
+	unsigned int i;
 	int err, status = 1;
 	sigset_t set;
 
@@ -445,7 +486,10 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 	have_board = true;
-	m->board.ram_base = o.ram_base;
+	memcpy(m->board.ram_base, o.ram_base, sizeof(o.ram_base));
+	for (i = 0; i < o.nodes; i++)
+		log_info("node%u: RAM at physical address %#" PRIx64, i,
+			 o.ram_base[i]);
 	m->board.axidma_pg021 = o.axidma_pg021;
 	m->board.cdma_pg034 = o.cdma_pg034;
 	err = vb_blocks_init(&m->blocks, &m->board, &m->loop);

@@ -31,7 +31,7 @@ done
 # kmalloc-64; arm64's 6.1 has no kmalloc cache below 128 bytes (its DMA
 # alignment).
 kcache=kmalloc-64
-[ "$EUSRV_ARCH" = arm64 ] && kcache=kmalloc-128
+[ "$(node_isa node0)" = arm64 ] && kcache=kmalloc-128
 check "node0: $kcache red-zoned, poisoned, checked, its users recorded" \
 	on node0 "cd /sys/kernel/slab/$kcache &&"'
 		[ "$(cat red_zone poison sanity_checks store_user)" = "$(printf "1\n1\n1\n1")" ]'

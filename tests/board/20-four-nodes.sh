@@ -26,7 +26,8 @@ done
 kver=$(on node3 uname -r)
 # x86 nodes: the newest of the host's; ARM nodes: the one fetched for them.
 want=$(ls /lib/modules | grep -- '-amd64$' | sort -V | tail -n 1)
-[ "$EUSRV_ARCH" = x86_64 ] || want=$(cat "$("$TOP/qemu/guest/fetch-kernel.sh" "$EUSRV_ARCH")/abi")
+isa=$(node_isa node3)
+[ "$isa" = x86_64 ] || want=$(cat "$("$TOP/qemu/guest/fetch-kernel.sh" "$isa")/abi")
 if [ "$kver" = "$want" ]; then
 	ok "node3 runs Debian's kernel ($kver)"
 else

@@ -123,27 +123,12 @@ fi
 
 # The same interface for a 32-bit program on the 64-bit kernel: one layout
 # (CONNECT's TCP address is where the kernel reads it), LIST, INFO, mmap.
-# Built with Debian's i686 cross compiler on x86 nodes (gcc-multilib would
-# take the place of the ARM cross compilers: they conflict), its armhf one
-# on arm64 nodes; on 32-bit ARM nodes the program is a 32-bit one already.
+# A static program of each node's 32-bit ISA (lib.sh's isa_cc: i686 on x86
+# nodes, armhf on ARM nodes); on 32-bit ARM nodes it is a native one.
 prog_abuse=$prog
-case $EUSRV_ARCH in
-arm64) cc32=arm-linux-gnueabihf-gcc isa32="32-bit ARM" ;;
-*) cc32=i686-linux-gnu-gcc isa32="32-bit x86" ;;
-esac
-prog=$NODE_BUILD/tests/board/sor-abuse-test-32
-if [ "$EUSRV_ARCH" = armhf ]; then
-	prog=$prog_abuse
-	run_report "node0 32-bit rings" node0 rings 1 $PORT $CLOSED
-	run_report "node0 32-bit tcpfree" node0 tcpfree 1 $CLOSED
-elif out=$($cc32 -static -std=gnu11 -Wall -Wextra -Werror -O2 \
-	-I"$TOP/kmod/include" -o "$prog" "$TOP/tests/board/progs/sor-abuse-test.c" 2>&1); then
-	run_report "node0 32-bit rings" node0 rings 1 $PORT $CLOSED
-	run_report "node0 32-bit tcpfree" node0 tcpfree 1 $CLOSED
-else
-	not_ok "build sor-abuse-test for $isa32"
-	diag "$out"
-fi
+build_prog32 sor-abuse-test-32 sor-abuse-test -static
+run_report "node0 32-bit rings" node0 rings 1 $PORT $CLOSED
+run_report "node0 32-bit tcpfree" node0 tcpfree 1 $CLOSED
 prog=$prog_abuse
 
 # wait_line NODE FILE PATTERN: up to 10 s for PATTERN in FILE on NODE.

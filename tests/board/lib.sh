@@ -2,17 +2,54 @@
 . "$TOP/tests/lib/tap.sh"
 BUILD=${BUILD:-$TOP/build}
 export TOP BUILD
-# The nodes' ISA: EUSRV_ARCH (qemu/board start --arch; make check-arm sets
-# armhf).  NODE_BUILD is where the binaries the nodes run are (make armhf
-# and make arm64 cross-build them into $BUILD/armhf, $BUILD/arm64), NODE_CC
-# what builds the suites' programs for them.
+# The nodes' ISAs: EUSRV_ARCH, what qemu/board start takes as its default
+# --arch: one ISA, or a list of which node n has the (n mod length)th
+# (make check-arm sets armhf, make check-mixed x86_64,armhf).  NODE_ISAS
+# has each of them once.
 EUSRV_ARCH=${EUSRV_ARCH:-x86_64}
-case $EUSRV_ARCH in
-armhf) NODE_BUILD=$BUILD/armhf NODE_CC=arm-linux-gnueabihf-gcc ;;
-arm64) NODE_BUILD=$BUILD/arm64 NODE_CC=aarch64-linux-gnu-gcc ;;
-*) NODE_BUILD=$BUILD NODE_CC=cc ;;
-esac
+IFS=, read -ra NODE_ISAS <<<"$EUSRV_ARCH"
+mapfile -t NODE_ISAS < <(printf '%s\n' "${NODE_ISAS[@]}" | awk '!seen[$0]++')
 export EUSRV_ARCH
+
+# isa_build ISA: where what nodes of ISA run is built (make armhf and make
+# arm64 cross-build into $BUILD/armhf, $BUILD/arm64).
+isa_build() {
+	case $1 in
+	x86_64) echo "$BUILD" ;;
+	*) echo "$BUILD/$1" ;;
+	esac
+}
+
+# isa_cc ISA [32]: what builds programs for nodes of ISA; with 32, 32-bit
+# ones: Debian's i686 cross compiler for x86 nodes (gcc-multilib would take
+# the place of the ARM cross compilers: they conflict), the armhf one for
+# ARM nodes.
+isa_cc() {
+	case $1${2:+/$2} in
+	x86_64) echo cc ;;
+	x86_64/32) echo i686-linux-gnu-gcc ;;
+	arm64) echo aarch64-linux-gnu-gcc ;;
+	*) echo arm-linux-gnueabihf-gcc ;;
+	esac
+}
+
+# node_isa NODE: the ISA of NODE (node0, node1, ...), by qemu/board's rule.
+node_isa() {
+	local list
+	IFS=, read -ra list <<<"$EUSRV_ARCH"
+	echo "${list[${1#node} % ${#list[@]}]}"
+}
+
+# NODE_BUILD: the build of the node's ISA as the nodes name it in the
+# commands the suites run on them (the modules they reload, the programs
+# of build_prog).  On a board of one ISA its build, at the same path on
+# the host and the nodes; on a mixed board the link each node's init
+# makes to its own build (qemu/guest/node-init).
+if [ ${#NODE_ISAS[@]} -eq 1 ]; then
+	NODE_BUILD=$(isa_build "${NODE_ISAS[0]}")
+else
+	NODE_BUILD=/run/eusrv/build
+fi
 
 # Kernel trouble (a panic, oops, BUG, WARNING, a memory debugging report:
 # qemu/board's KERNEL_TROUBLE) on any node's console fails the suite, in
@@ -187,34 +224,50 @@ board_up() {
 	diag "$(printf '%s\n' "$out" | tail -n 1)"
 }
 
-# build_prog NAME [CC ARGS...]: tests/board/progs/NAME.c built into
-# $NODE_BUILD/tests/board/NAME, which becomes $prog; a failed build ends the
-# suite.
+# build_prog NAME [CC ARGS...]: tests/board/progs/NAME.c built for each
+# ISA of the board into its build's tests/board/NAME, which the nodes name
+# $prog ($NODE_BUILD/tests/board/NAME: each node runs its own ISA's); a
+# failed build ends the suite.
 build_prog() {
-	build_prog_as "$1" "$@"
+	build_prog_for '' "$1" "$@"
 }
 
-# build_prog_as BIN NAME [CC ARGS...]: the same, built into
-# $NODE_BUILD/tests/board/BIN (a variant: other flags, -static), for the
-# nodes' ISA.
+# build_prog_as BIN NAME [CC ARGS...]: the same, built as BIN (a variant:
+# other flags, -static).
 build_prog_as() {
-	local name=$2 out bin=$NODE_BUILD/tests/board/$1
-	shift 2
-	mkdir -p "$NODE_BUILD/tests/board"
-	if ! out=$($NODE_CC -std=gnu11 -Wall -Wextra -Werror -O2 -I"$TOP/kmod/include" \
-		-o "$bin" "$TOP/tests/board/progs/$name.c" "$@" 2>&1); then
-		not_ok "build $name"
-		diag "$out"
-		tap_done
-		exit 1
-	fi
-	prog=$bin
+	build_prog_for '' "$@"
+}
+
+# build_prog32 BIN NAME [CC ARGS...]: the same for a 32-bit program on
+# each node (isa_cc ISA 32), for the kernel's compat paths.
+build_prog32() {
+	build_prog_for 32 "$@"
+}
+
+# build_prog_for BITS BIN NAME [CC ARGS...]: build_prog_as's work, with
+# isa_cc ISA BITS.
+build_prog_for() {
+	local bits=$1 bin=$2 name=$3 out isa dir
+	shift 3
+	for isa in "${NODE_ISAS[@]}"; do
+		dir=$(isa_build "$isa")/tests/board
+		mkdir -p "$dir"
+		if ! out=$($(isa_cc "$isa" "$bits") -std=gnu11 -Wall -Wextra -Werror -O2 \
+			-I"$TOP/kmod/include" -o "$dir/$bin" "$TOP/tests/board/progs/$name.c" "$@" 2>&1); then
+			not_ok "build $name${bits:+ ($bits-bit)} for $isa nodes"
+			diag "$out"
+			tap_done
+			exit 1
+		fi
+	done
+	prog=$NODE_BUILD/tests/board/$bin
 }
 
 # build_host_prog NAME [CC ARGS...]: the same for a program the suite runs
-# on the host (whatever the nodes' ISA), built into $BUILD/tests/board/NAME.
+# on the host (whatever the nodes' ISAs), built with cc into
+# $BUILD/tests/board/NAME (isa_build x86_64).
 build_host_prog() {
-	local NODE_BUILD=$BUILD NODE_CC=cc
+	local NODE_ISAS=(x86_64) NODE_BUILD=$BUILD
 
 	build_prog_as "$1" "$@"
 }

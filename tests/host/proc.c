@@ -28,7 +28,7 @@ uint64_t now_ms(void)
 }
 
 pid_t start_model(const char *bin, const char *dir, unsigned int nodes,
-		  uint64_t ram)
+		  uint64_t ram, const char *ram_base)
 {
 	char nodes_s[16], ram_s[32], logp[256], errp[256];
 	pid_t pid;
@@ -52,7 +52,9 @@ pid_t start_model(const char *bin, const char *dir, unsigned int nodes,
 		}
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		execl(bin, bin, "--dir", dir, "--nodes", nodes_s, "--ram-size",
-		      ram_s, "--log", logp, "--foreground", (char *)NULL);
+		      ram_s, "--log", logp, "--foreground",
+		      ram_base ? "--ram-base" : (char *)NULL, ram_base,
+		      (char *)NULL);
 		_exit(127);
 	}
 	return pid;

@@ -14,11 +14,12 @@
 uint64_t now_ms(void);
 
 /*
- * Start BIN --dir DIR --nodes NODES --ram-size RAM --log DIR/model.log,
- * its stdout and stderr in DIR/model.stderr; it dies with the test.
+ * Start BIN --dir DIR --nodes NODES --ram-size RAM --log DIR/model.log
+ * (and --ram-base RAM_BASE unless NULL), its stdout and stderr in
+ * DIR/model.stderr; it dies with the test.
  */
 pid_t start_model(const char *bin, const char *dir, unsigned int nodes,
-		  uint64_t ram);
+		  uint64_t ram, const char *ram_base);
 
 /* Wait for PID within TIMEOUT_MS: its wait status, or -1 (then killed). */
 int wait_exit(pid_t pid, int timeout_ms);

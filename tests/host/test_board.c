@@ -161,7 +161,7 @@ static void test_decode_ram_base(void)
 	const uint64_t base = 1ULL << 30;
 	struct board_ga d;
 
-	b.ram_base = base;
+	b.ram_base[1] = base;
 	ok(board_decode(&b, EUSRV_GA(1, base), 8, &d) == 0 &&
 	   d.kind == BOARD_GA_RAM && d.node == 1 && d.offset == 0 &&
 	   d.host == b.nodes[1].ram,
@@ -175,7 +175,42 @@ static void test_decode_ram_base(void)
 	   "ram base: below the base (and straddling it) is no RAM");
 	ok(board_decode(&b, EUSRV_GA(1, base + RAM_SIZE - 4), 8, &d) == -EFAULT,
 	   "ram base: straddling the RAM's end is no RAM");
-	b.ram_base = 0;
+	b.ram_base[1] = 0;
+}
+
+/*
+ * A board of mixed ISAs: node1's RAM at 1 GiB, node0's and node2's at 0.
+ * Each address is decoded against the base of the node it names.
+ */
+static void test_decode_mixed_bases(void)
+{
+	const uint64_t base = 1ULL << 30, at = 0x2000;
+	struct board_ga d;
+
+	b.ram_base[1] = base;
+	ok(board_decode(&b, EUSRV_GA(1, base + at), 8, &d) == 0 &&
+	   d.node == 1 && d.offset == at &&
+	   d.host == (uint8_t *)b.nodes[1].ram + at &&
+	   board_decode(&b, EUSRV_GA(0, at), 8, &d) == 0 &&
+	   d.node == 0 && d.offset == at &&
+	   d.host == (uint8_t *)b.nodes[0].ram + at &&
+	   board_decode(&b, EUSRV_GA(2, at), 8, &d) == 0 &&
+	   d.node == 2 && d.offset == at,
+	   "mixed bases: the same RAM offset through each node's own base");
+	ok(board_decode(&b, EUSRV_GA(1, at), 8, &d) == -EFAULT,
+	   "mixed bases: node0's local address on node1 (below its base) is no RAM");
+	ok(board_decode(&b, EUSRV_GA(0, base + at), 8, &d) == -EFAULT &&
+	   board_decode(&b, EUSRV_GA(2, base), 8, &d) == -EFAULT,
+	   "mixed bases: node1's local address on node0 and node2 (past their RAM) is no RAM");
+	ok(board_decode(&b, EUSRV_GA(0, RAM_SIZE - 8), 8, &d) == 0 &&
+	   board_decode(&b, EUSRV_GA(1, base + RAM_SIZE - 8), 8, &d) == 0 &&
+	   board_decode(&b, EUSRV_GA(0, RAM_SIZE - 4), 8, &d) == -EFAULT &&
+	   board_decode(&b, EUSRV_GA(1, base + RAM_SIZE - 4), 8, &d) == -EFAULT,
+	   "mixed bases: each node's RAM ends RAM size past its own base");
+	ok(board_decode(&b, EUSRV_MBOX_INBOX_GA(1), 8, &d) == 0 &&
+	   d.kind == BOARD_GA_REGS && d.node == 1,
+	   "mixed bases: the register window does not move with the base");
+	b.ram_base[1] = 0;
 }
 
 static void test_bad_geometry(const char *dir)
@@ -212,6 +247,7 @@ int main(void)
 	test_ram(dir);
 	test_decode();
 	test_decode_ram_base();
+	test_decode_mixed_bases();
 	test_bad_geometry(dir);
 	board_fini(&b, true);
 	snprintf(path, sizeof(path), "%s/node0.ram", dir);

@@ -736,6 +736,56 @@ static void test_errors(void)
 	   "after the reset the engine works again");
 }
 
+/*
+ * A board of mixed ISAs (qemu/board start --arch=x86_64,armhf): node1's RAM
+ * at 1 GiB (the model's --ram-base 0,1G,...), node0's at 0.  Each side
+ * names the other's RAM by that node's physical addresses, and node1's
+ * engine walks its ring at its own.
+ */
+static void test_mixed_bases(void)
+{
+	const uint64_t base = 1ULL << 30, cur = EUSRV_GA(1, base + RING);
+	struct eusrv_cdma_desc *d1 = desc(1, 0);
+
+	fresh_board();
+	board.ram_base[1] = base;
+	pattern(ramp(0, BUF0), 4096, 5);
+	memset(ramp(1, BUF1), 0, 4096);
+	sg_start(0, CR_RUN, 0);
+	fill(0, 0, EUSRV_GA(0, BUF0), EUSRV_GA(1, base + BUF1), 4096);
+	set_tail(0, dga(0, 0));
+	settle();
+	ok(dstatus(0, 0) == EUSRV_CDMA_ST_CMPLT &&
+	   !memcmp(ramp(0, BUF0), ramp(1, BUF1), 4096),
+	   "mixed bases: node0 (RAM at 0) copies into node1's RAM at 1 GiB");
+
+	/* node1's engine, its descriptor and CURDESC at 1 GiB + RING. */
+	pattern(ramp(1, BUF1 + 65536), 100, 6);
+	memset(ramp(0, BUF0 + 65536), 0, 100);
+	fill(1, 0, EUSRV_GA(1, base + BUF1 + 65536), EUSRV_GA(0, BUF0 + 65536), 100);
+	d1->next = (uint32_t)cur;
+	d1->next_msb = (uint32_t)(cur >> 32);
+	reset_engine(1);
+	cwr(1, EUSRV_CDMA_CR, CR_RUN);
+	kick(1);
+	cwr(1, EUSRV_CDMA_CURDESC_MSB, (uint32_t)(cur >> 32));
+	cwr(1, EUSRV_CDMA_CURDESC, (uint32_t)cur);
+	set_tail(1, cur);
+	settle();
+	ok(dstatus(1, 0) == EUSRV_CDMA_ST_CMPLT &&
+	   !memcmp(ramp(1, BUF1 + 65536), ramp(0, BUF0 + 65536), 100),
+	   "mixed bases: node1 (RAM at 1 GiB) walks its ring and copies into node0's RAM at 0");
+
+	/* An address decoded against the wrong node's base is no RAM. */
+	fill(0, 1, EUSRV_GA(1, BUF1), EUSRV_GA(0, BUF0), 64);
+	set_tail(0, dga(0, 1));
+	settle();
+	ok((dstatus(0, 1) & EUSRV_CDMA_ST_DECERR) &&
+	   (sr(0) & EUSRV_CDMA_SR_DMA_DEC_ERR),
+	   "mixed bases: node1's RAM named without its base is a decode error");
+	board.ram_base[1] = 0;
+}
+
 static void test_simple(void)
 {
 	fresh_board();
@@ -932,6 +982,7 @@ int main(void)
 	test_mailbox_nowait();
 	test_mailbox_cond();
 	test_errors();
+	test_mixed_bases();
 	test_simple();
 	test_bad();
 	test_detach();

@@ -131,19 +131,25 @@ static void show_model_output(void)
 	}
 }
 
-static bool log_has(const char *text)
+/* NAME (in the test's directory) has a line with TEXT. */
+static bool file_has(const char *name, const char *text)
 {
 	char p[128], line[512];
 	bool found = false;
 	FILE *f;
 
-	path_in(p, sizeof(p), "model.log");
+	path_in(p, sizeof(p), name);
 	f = fopen(p, "r");
 	while (f && !found && fgets(line, sizeof(line), f))
 		found = strstr(line, text) != NULL;
 	if (f)
 		fclose(f);
 	return found;
+}
+
+static bool log_has(const char *text)
+{
+	return file_has("model.log", text);
 }
 
 static bool wait_log(const char *text, int timeout_ms)
@@ -305,6 +311,16 @@ static void test_options(void)
 		{ "unknown option", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "--bogus", NULL } },
 		{ "stray argument", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "extra", NULL } },
 		{ "--foreground with a value", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "--foreground=yes", NULL } },
+		{ "--ram-base 4095", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "--ram-base", "4095", NULL } },
+		{ "--ram-base at the blocks' window", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "--ram-base", "512G", NULL } },
+		{ "--ram-base with RAM reaching the blocks", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "--ram-base", "524280M", NULL } },
+		{ "--ram-base 0,1G for 3 nodes", { "m", "--dir", tmp, "--nodes", "3", "--ram-size", "16M", "--ram-base", "0,1G", NULL } },
+		{ "--ram-base 0,1G,0 for 2 nodes", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "--ram-base", "0,1G,0", NULL } },
+		{ "--ram-base 0,,1G", { "m", "--dir", tmp, "--nodes", "3", "--ram-size", "16M", "--ram-base", "0,,1G", NULL } },
+		{ "--ram-base 0,1G,", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "--ram-base", "0,1G,", NULL } },
+		{ "--ram-base 0,1G+1", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "--ram-base", "0,1073741825", NULL } },
+		{ "--ram-base with node1's RAM reaching the blocks", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "--ram-base", "0,524280M", NULL } },
+		{ "--ram-base ''", { "m", "--dir", tmp, "--nodes", "2", "--ram-size", "16M", "--ram-base", "", NULL } },
 	};
 	unsigned int i;
 	int st;
@@ -330,6 +346,30 @@ static void test_options(void)
 	   "options: a refused start leaves no ready file");
 }
 
+/*
+ * A board of mixed ISAs: one RAM base per node (qemu/board start
+ * --arch=x86_64,armhf,x86_64), each node's in the log.  Decoding against
+ * them: test_board and test_cdma.
+ */
+static void test_ram_bases(void)
+{
+	char sub[80];
+	pid_t pid;
+	int st;
+
+	snprintf(sub, sizeof(sub), "%s/bases", dir);
+	pid = start_model(model_bin, sub, 3, RAM_SIZE, "0,1G,0");
+	ok(wait_file(sub, "model.ready", T_READY_MS) &&
+	   file_has("bases/model.log", "node0: RAM at physical address 0\n") &&
+	   file_has("bases/model.log", "node1: RAM at physical address 0x40000000\n") &&
+	   file_has("bases/model.log", "node2: RAM at physical address 0\n"),
+	   "ram bases: --ram-base 0,1G,0 gives node1 its RAM at 1 GiB, the others at 0");
+	kill(pid, SIGTERM);
+	st = wait_exit(pid, T_EXIT_MS);
+	ok(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "ram bases: the model exits cleanly");
+}
+
 /* ---- Tests: ivshmem and the mailbox ---------------------------------- */
 
 static void test_start(void)
@@ -339,7 +379,7 @@ static void test_start(void)
 	unsigned int n;
 	bool good = true;
 
-	model_pid = start_model(model_bin, dir, NODES, RAM_SIZE);
+	model_pid = start_model(model_bin, dir, NODES, RAM_SIZE, NULL);
 	if (!ok(wait_file(dir, "model.ready", T_READY_MS), "start: model.ready appears")) {
 		show_model_output();
 		tap_bail("the board model did not start");
@@ -836,7 +876,7 @@ static void test_sigint(void)
 	int st;
 
 	snprintf(d2, sizeof(d2), "%s/int", dir);
-	pid = start_model(model_bin, d2, 1, RAM_SIZE);
+	pid = start_model(model_bin, d2, 1, RAM_SIZE, NULL);
 	ok(wait_file(d2, "model.ready", T_READY_MS), "SIGINT: a one-node model starts");
 	kill(pid, SIGINT);
 	st = wait_exit(pid, T_EXIT_MS);
@@ -849,7 +889,8 @@ static void cleanup(void)
 {
 	static const char *const names[] = {
 		"model.log", "model.stderr", "opts/model.log", "int/model.log",
-		"int/model.stderr", "int/model.lock",
+		"int/model.stderr", "int/model.lock", "bases/model.log",
+		"bases/model.stderr", "bases/model.lock",
 	};
 	char p[128];
 	unsigned int i;
@@ -861,6 +902,8 @@ static void cleanup(void)
 	path_in(p, sizeof(p), "opts");
 	rmdir(p);
 	path_in(p, sizeof(p), "int");
+	rmdir(p);
+	path_in(p, sizeof(p), "bases");
 	rmdir(p);
 	rmdir(dir);
 }
@@ -880,6 +923,7 @@ int main(int argc, char **argv)
 		ivs_client_init(&node[n]);
 
 	test_options();
+	test_ram_bases();
 	test_start();
 	test_second_model();
 	test_connect();

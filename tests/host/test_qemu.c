@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ivs_client_init(&c);
 
-	model = start_model(argv[1], dir, 2, RAM_SIZE);
+	model = start_model(argv[1], dir, 2, RAM_SIZE, NULL);
 	if (!wait_file(dir, "model.ready", T_MS))
 		tap_bail("the board model did not start");
 	snprintf(p, sizeof(p), "%s/ivshmem-node0.sock", dir);
