@@ -117,6 +117,7 @@ struct mbox_dev {
 	u32 held;			/* messages kept in all backlogs */
 	u32 room_cnt;			/* ROOM_CNT last seen */
 	unsigned int tx_waiters;	/* senders that want TXDONE interrupts */
+	u32 ctrl;			/* CTRL as last written */
 
 	atomic64_t cnt[MBOX_NR_COUNTERS];
 	atomic64_t xcnt[MBOX_NR_X];
@@ -291,6 +292,31 @@ static void mbox_count_tx_failure(struct mbox_dev *mb, u32 status)
 	}
 }
 
+/*
+ * Completions interrupt (TXDONE_IE) while a sender waits for queue space
+ * or messages are kept: kept ones go out only as the queue drains, and no
+ * send may come to post them.  What completed before the interrupt came
+ * on raised none, so look at the queue once more and serve it from
+ * irq_work if it moved.  tx_lock held.
+ */
+static void mbox_ctrl_update_locked(struct mbox_dev *mb)
+{
+	u32 ctrl = MBOX_CTRL_ON;
+
+	if (mb->tx_waiters || mb->held)
+		ctrl |= EUSRV_MBOX_CTRL_TXDONE_IE;
+	if (ctrl == mb->ctrl)
+		return;
+	mb->ctrl = ctrl;
+	writel(ctrl, mb->regs + EUSRV_MBOX_CTRL);
+	if (!(ctrl & EUSRV_MBOX_CTRL_TXDONE_IE))
+		return;
+	/* Pairs with the model's fence between TX_CONS and reading CTRL. */
+	mb();
+	if (readl(mb->regs + EUSRV_MBOX_TX_CONS) != mb->tx_reaped)
+		irq_work_queue(&mb->poll);
+}
+
 /* DST's entry of MSG was reaped with STATUS: a refused one is kept, oldest first. */
 static void mbox_reaped_locked(struct mbox_dev *mb, unsigned int dst,
 			       u32 status, u64 msg)
@@ -348,6 +374,7 @@ static bool mbox_reap_one(struct mbox_dev *mb, u64 *msg, unsigned int *dst,
 
 	spin_lock_irqsave(&mb->tx_lock, flags);
 	got = mbox_reap_one_locked(mb, msg, dst, status, false);
+	mbox_ctrl_update_locked(mb);
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	return got;
 }
@@ -462,6 +489,7 @@ static bool mbox_resend(struct mbox_dev *mb)
 
 	spin_lock_irqsave(&mb->tx_lock, flags);
 	any = mbox_resend_all_locked(mb, &room_came);
+	mbox_ctrl_update_locked(mb);
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	if (any)
 		wake_up(&mbox_tx_wq);
@@ -485,6 +513,7 @@ static void mbox_tidy_locked(struct mbox_dev *mb)
 		;
 	if (mb->backlogged)
 		mbox_resend_all_locked(mb, &room_came);
+	mbox_ctrl_update_locked(mb);
 }
 
 /* The interrupt's work, MBOX_DID_*; hard-IRQ context (interrupt or irq_work). */
@@ -579,6 +608,7 @@ static int mbox_post(struct mbox_dev *mb, unsigned int node, const u64 *msgs,
 	}
 	if (kick)
 		mbox_kick(mb);
+	mbox_ctrl_update_locked(mb);
 	spin_unlock_irqrestore(&mb->tx_lock, flags);
 	if (i)
 		return i;
@@ -660,10 +690,7 @@ static bool mbox_tx_cond(bool (*cond)(struct mbox_dev *mb, unsigned int node),
 	return ret;
 }
 
-/*
- * Completions interrupt (TXDONE_IE) while a sender waits for them; the
- * waiter looks at the queue after turning them on, so none is missed.
- */
+/* A sender starts or stops waiting for completions (TXDONE_IE). */
 static void mbox_want_txdone(bool on)
 {
 	struct mbox_dev *mb;
@@ -673,9 +700,11 @@ static void mbox_want_txdone(bool on)
 	mb = rcu_dereference(mbox_cur);
 	if (mb) {
 		spin_lock_irqsave(&mb->tx_lock, flags);
-		if (on ? !mb->tx_waiters++ : mb->tx_waiters && !--mb->tx_waiters)
-			writel(MBOX_CTRL_ON | (on ? EUSRV_MBOX_CTRL_TXDONE_IE : 0),
-			       mb->regs + EUSRV_MBOX_CTRL);
+		if (on)
+			mb->tx_waiters++;
+		else if (mb->tx_waiters)
+			mb->tx_waiters--;
+		mbox_ctrl_update_locked(mb);
 		spin_unlock_irqrestore(&mb->tx_lock, flags);
 	}
 	rcu_read_unlock();
@@ -1014,7 +1043,9 @@ unlock:
 	if (ret)
 		return ret;
 
-	writel(MBOX_CTRL_ON, mb->regs + EUSRV_MBOX_CTRL);
+	spin_lock_irq(&mb->tx_lock);
+	mbox_ctrl_update_locked(mb);
+	spin_unlock_irq(&mb->tx_lock);
 	/* What an earlier binding left behind raises no interrupt. */
 	irq_work_queue(&mb->poll);
 	dev_info(dev, "node %u of %u, FIFO depth %u, outbound queue depth %u\n",

@@ -331,7 +331,8 @@ static int mbox_diag_flood(struct eusrv_mbox_flood *f)
 	int ret;
 	u32 i;
 
-	if (f->flags || f->timeout_ms > EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS)
+	if (f->flags & ~EUSRV_MBOX_FLOOD_NOFLUSH ||
+	    f->timeout_ms > EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS)
 		return -EINVAL;
 	ret = mbox_diag_check_node(f->node);
 	if (ret)
@@ -370,7 +371,7 @@ static int mbox_diag_flood(struct eusrv_mbox_flood *f)
 		pr_warn_ratelimited("flood node %u: outbound queue still full after %u ms\n",
 				    f->node, jiffies_to_msecs(timeout));
 	/* Every message's fate is known once the queue has drained. */
-	if (!ret) {
+	if (!ret && !(f->flags & EUSRV_MBOX_FLOOD_NOFLUSH)) {
 		ret = eusrv_mbox_flush(msecs_to_jiffies(DIAG_FLUSH_TIMEOUT_MS));
 		if (ret == -ETIMEDOUT)
 			pr_warn_ratelimited("flood node %u: messages not completed after %u ms\n",

@@ -518,6 +518,11 @@ void vb_mbox_update_irq(struct vb_mbox *m)
 	m->causes = 0;
 	if (!m->up || !causes)
 		return;
+	/*
+	 * The node turns an interrupt on, fences and looks at the counters;
+	 * fence between ours and its CTRL so that one of us sees the other.
+	 */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (causes & vb_mbox_ctrl(m) & MBOX_IE_MASK)
 		m->ops->raise_irq(m);
 }

@@ -40,8 +40,10 @@ static void usage(FILE *f)
 		"  ping NODE [-c COUNT] [-t TIMEOUT_MS]   COUNT round trips to NODE (default %u),\n"
 		"                                         every reply checked; TIMEOUT_MS per\n"
 		"                                         round trip (default %u)\n"
-		"  flood NODE [-c COUNT] [-t TIMEOUT_MS]  COUNT numbered messages to NODE as fast\n"
-		"                                         as the queue takes them (default %u)\n"
+		"  flood NODE [-c COUNT] [-t TIMEOUT_MS] [--no-flush]\n"
+		"                                         COUNT numbered messages to NODE as fast\n"
+		"                                         as the queue takes them (default %u);\n"
+		"                                         --no-flush: return once all are queued\n"
 		"  stats                                  mailbox, driver and per-source counters\n"
 		"  reset                                  zero the counters and sequence numbers\n"
 		"  pause MS                               stop draining the inbound FIFO for MS ms\n"
@@ -191,12 +193,14 @@ static int cmd_ping(int fd, uint32_t node, uint32_t count, uint32_t timeout_ms)
 	return ret;
 }
 
-static int cmd_flood(int fd, uint32_t node, uint32_t count, uint32_t timeout_ms)
+static int cmd_flood(int fd, uint32_t node, uint32_t count, uint32_t timeout_ms,
+		     uint32_t flags)
 {
 	struct eusrv_mbox_flood f = {
 		.node = node,
 		.count = count,
 		.timeout_ms = timeout_ms,
+		.flags = flags,
 	};
 	int ret, err;
 
@@ -306,10 +310,11 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "count", required_argument, NULL, 'c' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "no-flush", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint32_t count = DEF_COUNT, timeout_ms = 0, arg = 0;
+	uint32_t count = DEF_COUNT, timeout_ms = 0, arg = 0, flood_flags = 0;
 	unsigned int i, c = 0;
 	int fd, opt, ret;
 
@@ -357,6 +362,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'n':
+			if (cmds[c].cmd != CMD_FLOOD) {
+				fprintf(stderr, "%s: %s takes no option --no-flush (try --help)\n",
+					prog, cmds[c].name);
+				return 2;
+			}
+			flood_flags |= EUSRV_MBOX_FLOOD_NOFLUSH;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -397,7 +410,7 @@ int main(int argc, char **argv)
 		ret = cmd_ping(fd, arg, count, timeout_ms);
 		break;
 	case CMD_FLOOD:
-		ret = cmd_flood(fd, arg, count, timeout_ms);
+		ret = cmd_flood(fd, arg, count, timeout_ms, flood_flags);
 		break;
 	case CMD_STATS:
 		ret = cmd_stats(fd);

@@ -10,6 +10,7 @@
 #ifndef _UAPI_EUSRV_MBOX_DIAG_H
 #define _UAPI_EUSRV_MBOX_DIAG_H
 
+#include <linux/const.h>
 #include <linux/ioctl.h>
 #include <linux/types.h>
 
@@ -18,6 +19,9 @@
 #define EUSRV_MBOX_DIAG_MAX_PAUSE_MS	10000U
 #define EUSRV_MBOX_DIAG_MAX_TIMEOUT_MS	60000U
 #define EUSRV_MBOX_DIAG_DEF_TIMEOUT_MS	1000U		/* timeout_ms == 0 */
+
+/* FLOOD: return once the last message is queued, not when all completed. */
+#define EUSRV_MBOX_FLOOD_NOFLUSH	_BITUL(0)
 
 /**
  * struct eusrv_mbox_ping - argument of EUSRV_MBOX_IOC_PING
@@ -57,7 +61,7 @@ struct eusrv_mbox_ping {
  * @node: in: peer
  * @count: in: messages
  * @timeout_ms: in: longest wait for queue space
- * @flags: in: must be 0
+ * @flags: in: 0 or EUSRV_MBOX_FLOOD_NOFLUSH
  * @sent: out: messages queued
  * @waits: out: times the outbound queue was full
  * @failed: out: messages the board could not deliver
@@ -65,7 +69,8 @@ struct eusrv_mbox_ping {
  *
  * FLOOD: COUNT SEQ messages to NODE as fast as the outbound queue takes
  * them, payload = the next sequence number for that destination.  Waits up
- * to timeout_ms for queue space, then for every message's completion.
+ * to timeout_ms for queue space, then for every message's completion
+ * (unless NOFLUSH: then what the driver keeps must go out by itself).
  */
 struct eusrv_mbox_flood {
 	__u32 node;
