@@ -40,6 +40,24 @@ static_assert(SOR_IDS_MAX == EUSRV_SOR_MAX_CONNS);
 static_assert(SOR_IDS_MAX == EUSRV_SOR_NO_ID);
 
 /*
+ * The pages of C's receive block that may hold data, in C->rcv_dirty:
+ * the headers, those user space faulted in, and the data the peer's
+ * engine stored (the ring from its start, as far as the tails it stored
+ * reach).  The peer has confirmed the end: nothing more lands.  Lock held.
+ */
+static void sor_conn_rcv_dirty_locked(struct sor_conn *c)
+{
+	u64 n = c->bytes_rcvd;
+	unsigned int pages;
+
+	if (c->rcv_ktail)
+		n += (u32)(READ_ONCE(*c->rcv_ktail) - c->rcv_tail);
+	n = min_t(u64, n, c->rcv_size);
+	pages = (SOR_RCV_DATA_OFF >> PAGE_SHIFT) + DIV_ROUND_UP_ULL(n, PAGE_SIZE);
+	bitmap_set(c->rcv_dirty, 0, min_t(unsigned int, pages, SOR_POOL_MAX_PAGES));
+}
+
+/*
  * C's rings go, and their charge: the receive block to quarantine while
  * the peer may still write it.  C's file, if any, no longer reaches them.
  */
@@ -49,6 +67,8 @@ static void sor_conn_free_rings(struct sor_conn *c)
 	void *snd_hdr, *snd_data, *rcv_blk;
 
 	spin_lock_irqsave(&c->lock, flags);
+	if (c->rcv_blk)
+		sor_conn_rcv_dirty_locked(c);
 	snd_hdr = c->snd_hdr;
 	snd_data = c->snd_data;
 	rcv_blk = c->rcv_blk;
@@ -68,12 +88,13 @@ static void sor_conn_free_rings(struct sor_conn *c)
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (snd_data)
-		sor_pool_put(snd_data, c->snd_size);
+		sor_pool_put(snd_data, c->snd_size,
+			     c->snd_kwrote ? NULL : c->snd_dirty);
 	if (rcv_blk && c->peer_may_write)
 		sor_quar_add(c->peer_node, rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size,
 			     c->forgotten ? SOR_QUAR_FORGOTTEN_MS : 0);
 	else if (rcv_blk)
-		sor_pool_put(rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size);
+		sor_pool_put(rcv_blk, SOR_RCV_DATA_OFF + c->rcv_size, c->rcv_dirty);
 	free_page((unsigned long)snd_hdr);
 	sor_uncharge(&c->charge);
 }
@@ -667,7 +688,7 @@ static int sor_conn_fit_snd(struct sor_conn *c, u32 size)
 	c->snd_hdr->size = size;
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (old)
-		sor_pool_put(old, old_size);
+		sor_pool_put(old, old_size, NULL);
 	return 0;
 }
 
@@ -700,7 +721,7 @@ static int sor_conn_fit_rcv(struct sor_conn *c, u32 size)
 	c->rcv_data = blk + SOR_RCV_DATA_OFF;
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (old)
-		sor_pool_put(old, SOR_RCV_DATA_OFF + old_size);
+		sor_pool_put(old, SOR_RCV_DATA_OFF + old_size, NULL);
 	return 0;
 }
 

@@ -109,6 +109,14 @@ struct sor_conn {
 	u32 *rcv_arm;			/* set: the peer's engine sends DATA */
 	u32 *snd_ksent;			/* our engine stores our transfer's end */
 	u32 *snd_want;			/* set: our engine sends SENT too */
+	/*
+	 * What may hold data when the blocks go back to the pool (bit n:
+	 * page n of the block): pages user space faulted in; the kernel's
+	 * own writes to the send data make it all dirty.
+	 */
+	DECLARE_BITMAP(snd_dirty, SOR_POOL_MAX_PAGES);
+	DECLARE_BITMAP(rcv_dirty, SOR_POOL_MAX_PAGES);
+	bool snd_kwrote;
 	bool peer_may_write;		/* it has our ADDR and has not confirmed the end */
 	bool fencing;			/* ... over here, held until it does (STATS quarantined) */
 	bool forgotten;			/* dropped by debugfs `forget` (sor_quarantine.c) */

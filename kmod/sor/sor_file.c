@@ -101,35 +101,58 @@ static int sor_file_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* Map LEN bytes of kernel memory P (page aligned) at user address AT. */
-static int sor_map_part(struct vm_area_struct *vma, unsigned long at,
-			void *p, unsigned long len)
+/*
+ * The page at offset OFF of C's mapping, noted in the bitmap of the block
+ * it belongs to (the pages to zero when the block goes back to the pool);
+ * NULL past the end.  The file keeps the connection, so the memory, while
+ * it is mapped, and the parts do not move once set-up is over.
+ */
+static void *sor_map_page(struct sor_conn *c, u64 off)
 {
-	return remap_pfn_range(vma, at, sor_conn_ring_phys(p) >> PAGE_SHIFT, len,
-			       vma->vm_page_prot);
+	u64 i;
+
+	if (off < sor_map_snd_data(c))
+		return (void *)c->snd_hdr + off;
+	if (off < sor_map_rcv_hdr(c)) {
+		i = (off - sor_map_snd_data(c)) >> PAGE_SHIFT;
+		if (i < SOR_POOL_MAX_PAGES)
+			set_bit(i, c->snd_dirty);
+		return c->snd_data + (off - sor_map_snd_data(c));
+	}
+	if (off >= sor_map_len(c))
+		return NULL;
+	/* The receive block: header page, kernel page (not mapped), data. */
+	i = (off - sor_map_rcv_hdr(c)) >> PAGE_SHIFT;
+	if (i)
+		i += (SOR_RCV_DATA_OFF >> PAGE_SHIFT) - 1;
+	if (i < SOR_POOL_MAX_PAGES)
+		set_bit(i, c->rcv_dirty);
+	return c->rcv_blk + (i << PAGE_SHIFT);
 }
 
 /*
- * The four parts, each physically contiguous, one page-table walk each
- * (a page at a time cost a good part of connect() under emulation).  The
- * file keeps the connection, so the memory, while it is mapped.
+ * A page at a time, as user space touches it: a connection that moves
+ * little data maps (and dirties) little, and the pool zeroes only that.
  */
+static vm_fault_t sor_file_fault(struct vm_fault *vmf)
+{
+	struct sor_conn *c = vmf->vma->vm_file->private_data;
+	void *p = sor_map_page(c, (u64)vmf->pgoff << PAGE_SHIFT);
+
+	if (!p)
+		return VM_FAULT_SIGBUS;
+	return vmf_insert_pfn(vmf->vma, vmf->address,
+			      sor_conn_ring_phys(p) >> PAGE_SHIFT);
+}
+
+static const struct vm_operations_struct sor_file_vm_ops = {
+	.fault = sor_file_fault,
+};
+
 static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct sor_conn *c = file->private_data;
 	unsigned long len = vma->vm_end - vma->vm_start;
-	const struct {
-		void *p;
-		u64 off;
-		u64 len;
-	} part[] = {
-		{ c->snd_hdr, 0, PAGE_SIZE },
-		{ c->snd_data, sor_map_snd_data(c), c->snd_size },
-		{ c->rcv_hdr, sor_map_rcv_hdr(c), PAGE_SIZE },
-		{ c->rcv_data, sor_map_rcv_data(c), c->rcv_size },
-	};
-	unsigned int i;
-	int ret;
 
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
@@ -140,14 +163,10 @@ static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 	if (vma->vm_pgoff || len > sor_map_len(c))
 		return -EINVAL;
 	sor_ulock_note_ns(c);
-	vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+	/* As remap_pfn_range() would have it, the pages filled in by faults. */
+	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_flags &= ~VM_MAYEXEC;
-	for (i = 0; i < ARRAY_SIZE(part) && part[i].off < len; i++) {
-		ret = sor_map_part(vma, vma->vm_start + part[i].off, part[i].p,
-				   min_t(u64, part[i].len, len - part[i].off));
-		if (ret)
-			return ret;
-	}
+	vma->vm_ops = &sor_file_vm_ops;
 	return 0;
 }
 
@@ -349,6 +368,8 @@ static ssize_t sor_write_some(struct sor_conn *c, struct iov_iter *from,
 	if (space < 0)
 		return space;
 	n = (u32)min_t(size_t, space, iov_iter_count(from));
+	/* Wherever it lands, the ring is zeroed whole when it goes back. */
+	WRITE_ONCE(c->snd_kwrote, true);
 	n = sor_copy_ring(c->snd_data, c->snd_size, tail, from, n, false);
 	if (!n) {
 		sor_ulock_give(c, EUSRV_SOR_LOCK_SEND);

@@ -44,8 +44,14 @@ void sor_uncharge(struct sor_charge_acct *ch);
 u64 sor_charged_pages(void);
 
 /* sor_pool.c */
+/*
+ * Pages of the largest block the pool keeps (a receive block of the
+ * default size): what a bitmap of the pages that may hold data covers.
+ */
+#define SOR_POOL_MAX_PAGES	((SOR_RCV_DATA_OFF >> PAGE_SHIFT) + \
+				 (1U << (EUSRV_SOR_RING_DEF_SHIFT - PAGE_SHIFT)))
 void *sor_pool_get(size_t len);
-void sor_pool_put(void *p, size_t len);
+void sor_pool_put(void *p, size_t len, const unsigned long *dirty);
 u64 sor_pool_bytes_out(void);
 void sor_pool_init(void);
 void sor_pool_exit(void);

@@ -5,7 +5,9 @@
  * default sizes (send data; receive block with its header and kernel
  * page) are allocated and zeroed in the background and handed out ready;
  * freed blocks come back, are zeroed again off the critical path and
- * reused.  Memory handed to a connection never carries old data.
+ * reused.  Memory handed to a connection never carries old data; of a
+ * block that comes back, only the pages its user may have written are
+ * zeroed again (a connection set up and closed wrote its headers only).
  *
  * The pool is sized by demand: a get that finds it empty doubles what it
  * keeps (from SOR_POOL_MIN up to SOR_POOL_MAX blocks of each size), and a
@@ -13,6 +15,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mm.h>
@@ -36,9 +39,13 @@ struct sor_pool_class {
 	bool missed;			/* a get found none since the last fill */
 };
 
-/* A free block links itself through its first bytes. */
+/*
+ * A free block links itself through its first bytes, with the pages to
+ * zero before it is handed out again (the first page always: this is in it).
+ */
 struct sor_pool_blk {
 	struct list_head link;
+	DECLARE_BITMAP(dirty, SOR_POOL_MAX_PAGES);
 };
 
 static DEFINE_SPINLOCK(sor_pool_lock);
@@ -59,13 +66,16 @@ static void sor_pool_later(void)
 	queue_delayed_work(sor_wq, &sor_pool_work, 1);
 }
 
-/* Zero LEN bytes at P a page at a time, yielding between pages. */
-static void sor_pool_zero(void *p, size_t len)
+/* Zero the pages of B (LEN bytes) its bitmap names, yielding between pages. */
+static void sor_pool_zero(struct sor_pool_blk *b, size_t len)
 {
-	size_t off;
+	DECLARE_BITMAP(dirty, SOR_POOL_MAX_PAGES);
+	unsigned int pages = len >> PAGE_SHIFT, i;
 
-	for (off = 0; off < len; off += PAGE_SIZE) {
-		clear_page(p + off);
+	/* Page 0 holds the bitmap: read it whole before zeroing. */
+	bitmap_copy(dirty, b->dirty, SOR_POOL_MAX_PAGES);
+	for_each_set_bit(i, dirty, pages) {
+		clear_page((void *)b + ((size_t)i << PAGE_SHIFT));
 		cond_resched();
 	}
 }
@@ -132,8 +142,11 @@ u64 sor_pool_bytes_out(void)
 	return atomic64_read(&sor_pool_out);
 }
 
-/* Give back memory from sor_pool_get (any context). */
-void sor_pool_put(void *p, size_t len)
+/*
+ * Give back memory from sor_pool_get (any context).  DIRTY: its pages that
+ * may have been written since (bit n: page n), NULL if any may have been.
+ */
+void sor_pool_put(void *p, size_t len, const unsigned long *dirty)
 {
 	struct sor_pool_class *k = sor_pool_class(len);
 	struct sor_pool_blk *b = p;
@@ -142,6 +155,12 @@ void sor_pool_put(void *p, size_t len)
 
 	atomic64_sub(len, &sor_pool_out);
 	if (k) {
+		/* Before it is listed: the fill reads it once it takes the block. */
+		if (dirty)
+			bitmap_copy(b->dirty, dirty, SOR_POOL_MAX_PAGES);
+		else
+			bitmap_fill(b->dirty, SOR_POOL_MAX_PAGES);
+		__set_bit(0, b->dirty);
 		spin_lock_irqsave(&sor_pool_lock, flags);
 		if (!sor_pool_dying && k->nr_ready + k->nr_dirty < k->target) {
 			list_add_tail(&b->link, &k->dirty);
@@ -189,6 +208,7 @@ static void sor_pool_fill(struct work_struct *w)
 				b = sor_pool_new(k->len, false);
 				if (!b)
 					break;
+				bitmap_fill(b->dirty, SOR_POOL_MAX_PAGES);
 			}
 			sor_pool_zero(b, k->len);
 			p = b;
@@ -213,6 +233,9 @@ void sor_pool_init(void)
 	sor_pool[0].len = 1U << max_t(unsigned int, EUSRV_SOR_RING_DEF_SHIFT,
 				      PAGE_SHIFT);
 	sor_pool[1].len = SOR_RCV_DATA_OFF + sor_pool[0].len;
+	BUILD_BUG_ON(sizeof(struct sor_pool_blk) > PAGE_SIZE);
+	BUILD_BUG_ON(EUSRV_SOR_RING_DEF_SHIFT < PAGE_SHIFT);
+	WARN_ON(sor_pool[1].len > (size_t)SOR_POOL_MAX_PAGES << PAGE_SHIFT);
 	for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
 		INIT_LIST_HEAD(&sor_pool[i].ready);
 		INIT_LIST_HEAD(&sor_pool[i].dirty);

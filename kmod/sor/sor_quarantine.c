@@ -48,7 +48,7 @@ void sor_quar_add(unsigned int node, void *blk, size_t len, unsigned int hold_ms
 	unsigned long flags;
 
 	if (node < EUSRV_MAX_NODES && (READ_ONCE(sor_quar_gone) & BIT_ULL(node))) {
-		sor_pool_put(blk, len);
+		sor_pool_put(blk, len, NULL);
 		return;
 	}
 	q = kmalloc(sizeof(*q), GFP_ATOMIC);
@@ -85,7 +85,7 @@ static void sor_quar_release(bool (*fn)(const struct sor_quar *q, void *arg),
 	}
 	spin_unlock_irqrestore(&sor_quar_lock, flags);
 	list_for_each_entry_safe(q, n, &done, link) {
-		sor_pool_put(q->blk, q->len);
+		sor_pool_put(q->blk, q->len, NULL);
 		kfree(q);
 	}
 }

@@ -11,6 +11,9 @@
  *                                     the errno and seconds when it ends)
  *   sor-driver-test sockcheck NODE PORT  CONNECT's socket checks, implicit
  *                                     bind and what it reports
+ *   sor-driver-test scrub-server PORT  the other end of scrub
+ *   sor-driver-test scrub NODE PORT   ring memory of closed connections
+ *                                     reaches new ones zeroed
  *
  * Prints "ok <what>" / "not ok <what>: <why>" lines; exits 1 on a failure.
  */
@@ -527,6 +530,170 @@ static int do_refused(int node, int port)
 	return failures ? 1 : 0;
 }
 
+/*
+ * Ring memory goes back to the driver's pool and is handed out again;
+ * the pool zeroes only the pages a connection may have written.  The
+ * scrub client and server dirty their rings every way a connection can:
+ * through the mapping, every page of both rings ('M'); through the
+ * peer's engine and read()/write(), with no page of the mapping touched
+ * ('D').  Then new connections, all open at once so that they take many
+ * blocks, check that every byte of their rings is zero on both ends
+ * ('C'; the server answers 'z' if its own are), but for the command and
+ * answer bytes at the start of each ring.
+ */
+#define SCRUB_DIRTY	64		/* twice the pool's largest size */
+#define SCRUB_CHECK	40
+#define SCRUB_DMA	100000		/* bytes each way of a 'D' connection */
+#define SCRUB_SKIP	64		/* the command and answer bytes */
+
+/* Bytes of C's data areas (past SCRUB_SKIP) that are not zero. */
+static size_t scrub_count(const struct conn *c)
+{
+	size_t n = 0, i;
+
+	for (i = SCRUB_SKIP; i < c->in.snd_size; i++)
+		n += c->sd[i] != 0;
+	for (i = SCRUB_SKIP; i < c->in.rcv_size; i++)
+		n += c->rd[i] != 0;
+	return n;
+}
+
+static void scrub_mark(struct conn *c)
+{
+	memset(c->sd + SCRUB_SKIP, 0xa5, c->in.snd_size - SCRUB_SKIP);
+	memset(c->rd + SCRUB_SKIP, 0xa5, c->in.rcv_size - SCRUB_SKIP);
+}
+
+/* Serve one scrub connection on FD; 0, or -1 if it went wrong. */
+static int scrub_serve(int fd)
+{
+	unsigned char cmd, *buf = malloc(SCRUB_DMA);
+	struct conn c = { .fd = fd };
+	int e = -1;
+
+	if (!buf || conn_map(&c) || ring_read(&c, &cmd, 1))
+		goto out;
+	switch (cmd) {
+	case 'M':
+		scrub_mark(&c);
+		e = ring_write(&c, (const unsigned char *)"k", 1);
+		break;
+	case 'D':
+		memset(buf, 0x5a, SCRUB_DMA);
+		e = ring_write(&c, buf, SCRUB_DMA);
+		if (!e)
+			e = full_read(fd, buf, SCRUB_DMA);
+		break;
+	case 'C':
+		e = ring_write(&c, (const unsigned char *)(scrub_count(&c) ? "x" : "z"), 1);
+		/* Held open: the next ones must take other blocks. */
+		free(buf);
+		return e;
+	}
+	/* Until the client closes. */
+	while (!e && read(fd, buf, SCRUB_DMA) > 0)
+		;
+out:
+	free(buf);
+	if (c.map)
+		munmap(c.map, c.in.map_len);
+	close(fd);
+	return e ? -1 : 0;
+}
+
+static int do_scrub_server(int port)
+{
+	struct eusrv_sor_listen l = { .port = (uint16_t)port };
+	struct eusrv_sor_accept a;
+	int ctl = ctl_open(), ls, s, fd;
+
+	ls = listening(AF_INET, INADDR_ANY, (uint16_t)port, 0);
+	l.fd = ls;
+	if (ls < 0 || ioctl(ctl, EUSRV_SOR_LISTEN, &l)) {
+		perror("scrub-server: listen");
+		return 2;
+	}
+	printf("listening\n");
+	fflush(stdout);
+	while ((s = accept(ls, NULL, NULL)) >= 0) {
+		a.fd = s;
+		fd = ioctl(ctl, EUSRV_SOR_ACCEPT, &a);
+		close(s);
+		if (fd < 0 || scrub_serve(fd))
+			printf("scrub-server: a connection failed\n");
+		fflush(stdout);
+	}
+	return 0;
+}
+
+/* One dirtying connection of kind CMD; 0, or -1. */
+static int scrub_dirty(int ctl, int node, int port, unsigned char cmd,
+		       unsigned char *buf)
+{
+	struct conn c = {};
+	unsigned char ack;
+	int e = -1;
+
+	c.fd = connect_to(ctl, node, port, 0);
+	if (c.fd < 0 || conn_map(&c) || ring_write(&c, &cmd, 1))
+		goto out;
+	if (cmd == 'M') {
+		if (ring_read(&c, &ack, 1) || ack != 'k')
+			goto out;
+		scrub_mark(&c);
+		e = 0;
+	} else {
+		memset(buf, 0xc3, SCRUB_DMA);
+		e = full_write(c.fd, buf, SCRUB_DMA);
+		if (!e)
+			e = full_read(c.fd, buf, SCRUB_DMA);
+	}
+out:
+	if (c.map)
+		munmap(c.map, c.in.map_len);
+	if (c.fd >= 0)
+		close(c.fd);
+	return e;
+}
+
+static int do_scrub(int node, int port)
+{
+	unsigned char *buf = malloc(SCRUB_DMA), ans, cmd = 'C';
+	struct conn c[SCRUB_CHECK] = {};
+	unsigned int i, failed = 0, dirty = 0, remote = 0;
+	int ctl = ctl_open();
+	char why[96];
+
+	for (i = 0; buf && i < SCRUB_DIRTY; i++)
+		failed += scrub_dirty(ctl, node, port, i & 1 ? 'D' : 'M', buf) != 0;
+	snprintf(why, sizeof(why), "%u of %u failed", failed, SCRUB_DIRTY);
+	result(buf && !failed, "scrub: connections wrote every page of their rings, mapped and by the engines",
+	       why);
+	/* Let the closed ones go back and be zeroed. */
+	usleep(500000);
+	failed = 0;
+	for (i = 0; i < SCRUB_CHECK; i++) {
+		c[i].fd = connect_to(ctl, node, port, 0);
+		if (c[i].fd < 0 || conn_map(&c[i]) || ring_write(&c[i], &cmd, 1) ||
+		    ring_read(&c[i], &ans, 1)) {
+			failed++;
+			continue;
+		}
+		dirty += scrub_count(&c[i]) != 0;
+		remote += ans != 'z';
+	}
+	snprintf(why, sizeof(why), "%u failed; rings not zero: %u here, %u at the server",
+		 failed, dirty, remote);
+	result(!failed && !dirty && !remote,
+	       "scrub: 40 new connections' rings are zero on both ends", why);
+	for (i = 0; i < SCRUB_CHECK; i++)
+		if (c[i].fd >= 0)
+			close(c[i].fd);
+	free(buf);
+	close(ctl);
+	return failures ? 1 : 0;
+}
+
 static int do_badioctl(void)
 {
 	struct eusrv_sor_connect rq = { .node = 0, .port = 1, .reserved2 = 1 };
@@ -831,7 +998,11 @@ int main(int argc, char **argv)
 		return do_guard(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 2 && !strcmp(argv[1], "badioctl"))
 		return do_badioctl();
-	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT |\n  guard NODE PORT | nbconnect NODE PORT | sockcheck NODE PORT | badioctl\n",
+	if (argc == 3 && !strcmp(argv[1], "scrub-server"))
+		return do_scrub_server(atoi(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "scrub"))
+		return do_scrub(atoi(argv[2]), atoi(argv[3]));
+	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT |\n  guard NODE PORT | nbconnect NODE PORT | sockcheck NODE PORT | badioctl |\n  scrub-server PORT | scrub NODE PORT\n",
 		argv[0]);
 	return 2;
 }
