@@ -11,7 +11,8 @@
  *
  * The pool is sized by demand: a get that finds it empty doubles what it
  * keeps (from SOR_POOL_MIN up to SOR_POOL_MAX blocks of each size), and a
- * refill that was not needed lets it shrink back by an eighth.
+ * refill that was not needed lets it shrink back by an eighth.  Fresh
+ * blocks are added when it runs below half of that.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -181,6 +182,7 @@ static void sor_pool_fill(struct work_struct *w)
 {
 	struct sor_pool_blk *b;
 	unsigned int i;
+	bool grow;
 	void *p;
 
 	for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
@@ -191,6 +193,13 @@ static void sor_pool_fill(struct work_struct *w)
 		if (!k->missed && k->nr_ready + k->nr_dirty >= k->target)
 			k->target = max(k->target - k->target / 8, SOR_POOL_MIN);
 		k->missed = false;
+		/*
+		 * A fresh block costs a whole zeroing, one that comes back
+		 * only its used pages: add fresh ones only when running low,
+		 * not for each get (its block would come back to a full pool
+		 * and be freed).
+		 */
+		grow = k->nr_ready + k->nr_dirty < k->target / 2;
 		spin_unlock_irq(&sor_pool_lock);
 		for (;;) {
 			spin_lock_irq(&sor_pool_lock);
@@ -202,7 +211,7 @@ static void sor_pool_fill(struct work_struct *w)
 			}
 			spin_unlock_irq(&sor_pool_lock);
 			if (!b) {
-				if (READ_ONCE(k->nr_ready) >= READ_ONCE(k->target) ||
+				if (!grow || READ_ONCE(k->nr_ready) >= READ_ONCE(k->target) ||
 				    READ_ONCE(sor_pool_dying))
 					break;
 				b = sor_pool_new(k->len, false);
