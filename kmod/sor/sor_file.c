@@ -105,18 +105,21 @@ static int sor_file_release(struct inode *inode, struct file *file)
  * The page at offset OFF of C's mapping, noted in the bitmap of the block
  * it belongs to (the pages to zero when the block goes back to the pool);
  * NULL past the end.  The file keeps the connection, so the memory, while
- * it is mapped, and the parts do not move once set-up is over.
+ * it is mapped, and the parts do not move once set-up is over.  Lock held.
  */
-static void *sor_map_page(struct sor_conn *c, u64 off)
+static void *sor_map_page_locked(struct sor_conn *c, u64 off)
 {
 	u64 i;
 
+	/* Rings given back (a set-up that turned to TCP) map nothing. */
+	if (!c->snd_hdr || !c->snd_data || !c->rcv_blk)
+		return NULL;
 	if (off < sor_map_snd_data(c))
 		return (void *)c->snd_hdr + off;
 	if (off < sor_map_rcv_hdr(c)) {
 		i = (off - sor_map_snd_data(c)) >> PAGE_SHIFT;
 		if (i < SOR_POOL_MAX_PAGES)
-			set_bit(i, c->snd_dirty);
+			__set_bit(i, c->snd_dirty);
 		return c->snd_data + (off - sor_map_snd_data(c));
 	}
 	if (off >= sor_map_len(c))
@@ -126,7 +129,7 @@ static void *sor_map_page(struct sor_conn *c, u64 off)
 	if (i)
 		i += (SOR_RCV_DATA_OFF >> PAGE_SHIFT) - 1;
 	if (i < SOR_POOL_MAX_PAGES)
-		set_bit(i, c->rcv_dirty);
+		__set_bit(i, c->rcv_dirty);
 	return c->rcv_blk + (i << PAGE_SHIFT);
 }
 
@@ -137,8 +140,12 @@ static void *sor_map_page(struct sor_conn *c, u64 off)
 static vm_fault_t sor_file_fault(struct vm_fault *vmf)
 {
 	struct sor_conn *c = vmf->vma->vm_file->private_data;
-	void *p = sor_map_page(c, (u64)vmf->pgoff << PAGE_SHIFT);
+	unsigned long flags;
+	void *p;
 
+	spin_lock_irqsave(&c->lock, flags);
+	p = sor_map_page_locked(c, (u64)vmf->pgoff << PAGE_SHIFT);
+	spin_unlock_irqrestore(&c->lock, flags);
 	if (!p)
 		return VM_FAULT_SIGBUS;
 	return vmf_insert_pfn(vmf->vma, vmf->address,
