@@ -541,10 +541,10 @@ static int do_refused(int node, int port)
  * ('C'; the server answers 'z' if its own are), but for the command and
  * answer bytes at the start of each ring.
  */
-#define SCRUB_DIRTY	64		/* twice the pool's largest size */
-#define SCRUB_CHECK	40
-#define SCRUB_DMA	100000		/* bytes each way of a 'D' connection */
-#define SCRUB_SKIP	64		/* the command and answer bytes */
+#define SCRUB_DIRTY	64U		/* twice the pool's largest size */
+#define SCRUB_CHECK	40U
+#define SCRUB_DMA	100000U		/* bytes each way of a 'D' connection */
+#define SCRUB_SKIP	64U		/* the command and answer bytes */
 
 /* Bytes of C's data areas (past SCRUB_SKIP) that are not zero. */
 static size_t scrub_count(const struct conn *c)
