@@ -61,22 +61,24 @@ run_report "node0 badioctl" node0 badioctl
 run_report "node0 refused" node0 refused 1 $PORT
 run_report "node0 guard" node0 guard 1 $((PORT + 7))
 
+# serve_on_node1 MODE PORT OUT: "$prog MODE PORT" in the background on
+# node1, its output in OUT, once it says it is listening (or 10 s passed).
+serve_on_node1() {
+	on node1 "$prog $1 $2 >$3 2>&1 &" >/dev/null
+	for _ in $(seq 50); do
+		on node1 "grep -q listening $3" >/dev/null 2>&1 && return
+		sleep 0.2
+	done
+}
+
 # The server on node1 stays up (holding later connections) until killed.
-on node1 "$prog server $PORT >/tmp/sor-server.out 2>&1 &" >/dev/null
-for _ in $(seq 50); do
-	on node1 'grep -q listening /tmp/sor-server.out' >/dev/null 2>&1 && break
-	sleep 0.2
-done
+serve_on_node1 server $PORT /tmp/sor-server.out
 run_report "client" node0 client 1 $PORT
 
 # Ring memory of closed connections reaches new ones zeroed, though the
 # pool zeroes only the pages a connection may have written.
 SCRUB=$((PORT + 13))
-on node1 "$prog scrub-server $SCRUB >/tmp/sor-scrub.out 2>&1 &" >/dev/null
-for _ in $(seq 50); do
-	on node1 'grep -q listening /tmp/sor-scrub.out' >/dev/null 2>&1 && break
-	sleep 0.2
-done
+serve_on_node1 scrub-server $SCRUB /tmp/sor-scrub.out
 run_report "node0 scrub" node0 scrub 1 $SCRUB
 on node1 "pkill -f 'sor-driver-test scrub-server'" >/dev/null 2>&1
 # The server reports its first connection once the client has closed it.
