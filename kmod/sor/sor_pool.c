@@ -239,12 +239,11 @@ void sor_pool_init(void)
 {
 	unsigned int i;
 
-	sor_pool[0].len = 1U << max_t(unsigned int, EUSRV_SOR_RING_DEF_SHIFT,
-				      PAGE_SHIFT);
-	sor_pool[1].len = SOR_RCV_DATA_OFF + sor_pool[0].len;
-	BUILD_BUG_ON(sizeof(struct sor_pool_blk) > PAGE_SIZE);
+	/* SOR_POOL_MAX_PAGES is the receive block's pages, as they are here. */
 	BUILD_BUG_ON(EUSRV_SOR_RING_DEF_SHIFT < PAGE_SHIFT);
-	WARN_ON(sor_pool[1].len > (size_t)SOR_POOL_MAX_PAGES << PAGE_SHIFT);
+	BUILD_BUG_ON(sizeof(struct sor_pool_blk) > PAGE_SIZE);
+	sor_pool[0].len = 1U << EUSRV_SOR_RING_DEF_SHIFT;
+	sor_pool[1].len = SOR_RCV_DATA_OFF + sor_pool[0].len;
 	for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
 		INIT_LIST_HEAD(&sor_pool[i].ready);
 		INIT_LIST_HEAD(&sor_pool[i].dirty);

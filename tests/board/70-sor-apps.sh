@@ -262,17 +262,19 @@ if [ $driver = yes ]; then
 	# A live connection is visible in eusrvctl conns on both nodes (the
 	# client's side is set up last: looked for until it is, 15 s at most,
 	# as a loaded host took more than the 1.5 s once waited here).
+	# both_listed: the conns of node1 (C1) and node0 (C0) show it.
+	both_listed() {
+		printf '%s\n' "$c1" | grep -q '^rdma .*state=ESTABLISHED .*peer=198.18.0.10:7600 peer_node=0' &&
+			printf '%s\n' "$c0" | grep -q '^rdma .*state=ESTABLISHED .*local=198.18.0.10:7600 .*peer_node=1'
+	}
 	on node1 "(sleep 20 | ${run}nc node0 7600 >/dev/null 2>&1) >/dev/null 2>&1 &"
-	for i in $(seq 30); do
+	for _ in $(seq 30); do
 		c1=$(on node1 eusrvctl conns 2>&1)
 		c0=$(on node0 eusrvctl conns 2>&1)
-		printf '%s\n' "$c1" | grep -q '^rdma .*state=ESTABLISHED .*peer=198.18.0.10:7600 peer_node=0' &&
-			printf '%s\n' "$c0" | grep -q '^rdma .*state=ESTABLISHED .*local=198.18.0.10:7600 .*peer_node=1' &&
-			break
+		both_listed && break
 		sleep 0.5
 	done
-	if printf '%s\n' "$c1" | grep -q '^rdma .*state=ESTABLISHED .*peer=198.18.0.10:7600 peer_node=0' &&
-		printf '%s\n' "$c0" | grep -q '^rdma .*state=ESTABLISHED .*local=198.18.0.10:7600 .*peer_node=1'; then
+	if both_listed; then
 		ok "eusrvctl conns: the connection on both nodes, ESTABLISHED"
 	else
 		not_ok "eusrvctl conns: the connection on both nodes, ESTABLISHED"

@@ -67,7 +67,6 @@ le() {
 run() {
 	local name=$1 port=$2 mode=$3 spin=$4 out sout x0 x1 m
 	local env="EUSRV_SPIN_US=$spin "
-
 	on node0 "${env}eusrv-run $prog server $port $mode >/tmp/xcount-$port.log 2>&1 &"
 	listening node0 "$port"
 	snap
