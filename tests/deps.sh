@@ -13,7 +13,8 @@ flex bison bc libssl-dev python3 gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu
 qemu-system-arm mmdebstrap qemu-user-static arch-test
 redis-server redis-tools iperf3 sockperf nginx-light curl netcat-openbsd
 ethtool wrk memcached libmemcached-tools postgresql gnuplot-nox
-glibc-source gawk patch gcc-i686-linux-gnu}"
+glibc-source gawk patch gcc-i686-linux-gnu
+libc6-dev-i386-cross libc6-dev-armhf-cross libc6-dev-arm64-cross}"
 
 missing=
 for p in $pkgs; do
