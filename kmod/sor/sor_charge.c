@@ -54,8 +54,11 @@ static struct sor_user_conns *sor_user_find(struct user_struct *user)
 	return NULL;
 }
 
-/* One more connection of USER's, or -EDQUOT past the bound.  May sleep. */
-static int sor_user_conn_get(struct user_struct *user)
+/*
+ * One more connection of USER's, or -EDQUOT past the bound; -ENOMEM if
+ * its first needs memory that GFP cannot get.
+ */
+static int sor_user_conn_get(struct user_struct *user, gfp_t gfp)
 {
 	struct sor_user_conns *u, *fresh = NULL;
 	unsigned long flags;
@@ -74,7 +77,7 @@ static int sor_user_conn_get(struct user_struct *user)
 			break;
 		spin_unlock_irqrestore(&sor_users_lock, flags);
 		/* The user's first connection: its count, made unlocked. */
-		fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+		fresh = kzalloc(sizeof(*fresh), gfp);
 		if (!fresh)
 			return -ENOMEM;
 	}
@@ -157,15 +160,16 @@ static int sor_charge_add(struct user_struct *user, unsigned long limit,
 /*
  * Make CH hold PAGES: charged to O's user if CH holds nothing yet, else
  * grown or shrunk on the user it holds.  -EDQUOT (CH unchanged) when that
- * would pass O's limit.
+ * would pass O's limit; -ENOMEM when the user's first connection needs
+ * memory that GFP cannot get.
  */
 int sor_charge(struct sor_charge_acct *ch, const struct sor_owner *o,
-	       unsigned long pages)
+	       unsigned long pages, gfp_t gfp)
 {
 	int ret;
 
 	if (!ch->user) {
-		ret = sor_user_conn_get(o->user);
+		ret = sor_user_conn_get(o->user, gfp);
 		if (ret)
 			return ret;
 		ret = sor_charge_add(o->user, o->limit, pages);

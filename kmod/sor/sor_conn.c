@@ -607,10 +607,14 @@ static void sor_conn_work(struct work_struct *w)
 	sor_conn_put(c);	/* the queued work's reference */
 }
 
-/* A new connection, not in the table yet (sor_conn_publish); process context. */
-struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
+/*
+ * A new connection, not in the table yet (sor_conn_publish), allocated
+ * with GFP: a client's in its caller's context, a server's wherever the
+ * ConnRQ is served (then it has no process until ACCEPT).
+ */
+struct sor_conn *sor_conn_new(unsigned int peer_node, bool client, gfp_t gfp)
 {
-	struct sor_conn *c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
+	struct sor_conn *c = kzalloc(sizeof(*c), gfp);
 
 	if (!c)
 		return ERR_PTR(-ENOMEM);
@@ -626,8 +630,10 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client)
 	c->peer_id = EUSRV_SOR_NO_ID;
 	c->client = client;
 	c->state = client ? EUSRV_SOR_ST_CONNECTING : EUSRV_SOR_ST_ACCEPTING;
-	c->pid = task_tgid_nr(current);
-	c->uid = current_euid();
+	if (client) {
+		c->pid = task_tgid_nr(current);
+		c->uid = current_euid();
+	}
 	c->born = jiffies;
 	c->heard = c->born;
 	c->probed = c->born;
@@ -669,7 +675,7 @@ int sor_conn_publish(struct sor_conn *c)
  * sees the old ring or the new one whole; if none is to be had, the old
  * one stays.
  */
-static int sor_conn_fit_snd(struct sor_conn *c, u32 size)
+static int sor_conn_fit_snd(struct sor_conn *c, u32 size, gfp_t gfp)
 {
 	unsigned long flags;
 	void *old, *data;
@@ -677,7 +683,7 @@ static int sor_conn_fit_snd(struct sor_conn *c, u32 size)
 
 	if (c->snd_data && c->snd_size == size)
 		return 0;
-	data = sor_pool_get(size);
+	data = sor_pool_get(size, gfp);
 	if (!data)
 		return -ENOMEM;
 	spin_lock_irqsave(&c->lock, flags);
@@ -693,7 +699,7 @@ static int sor_conn_fit_snd(struct sor_conn *c, u32 size)
 }
 
 /* The receive block for a ring of SIZE, likewise. */
-static int sor_conn_fit_rcv(struct sor_conn *c, u32 size)
+static int sor_conn_fit_rcv(struct sor_conn *c, u32 size, gfp_t gfp)
 {
 	unsigned long flags;
 	void *old, *blk;
@@ -701,7 +707,7 @@ static int sor_conn_fit_rcv(struct sor_conn *c, u32 size)
 
 	if (c->rcv_blk && c->rcv_size == size)
 		return 0;
-	blk = sor_pool_get(SOR_RCV_DATA_OFF + size);
+	blk = sor_pool_get(SOR_RCV_DATA_OFF + size, gfp);
 	if (!blk)
 		return -ENOMEM;
 	((struct eusrv_sor_ring_hdr *)blk)->size = size;
@@ -726,17 +732,17 @@ static int sor_conn_fit_rcv(struct sor_conn *c, u32 size)
 }
 
 /*
- * Rings of SND and RCV bytes (process context, before the peer knows
+ * Rings of SND and RCV bytes (allocated with GFP, before the peer knows
  * their address): those allocated already are kept if they have the
  * size, replaced if not; on failure what C had stays.
  */
-int sor_conn_alloc_rings(struct sor_conn *c, u32 snd, u32 rcv)
+int sor_conn_alloc_rings(struct sor_conn *c, u32 snd, u32 rcv, gfp_t gfp)
 {
 	if (!c->snd_hdr)
-		c->snd_hdr = (void *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+		c->snd_hdr = (void *)get_zeroed_page(gfp);
 	if (!c->snd_hdr)
 		return -ENOMEM;	/* freed with the connection */
-	if (sor_conn_fit_snd(c, snd) || sor_conn_fit_rcv(c, rcv))
+	if (sor_conn_fit_snd(c, snd, gfp) || sor_conn_fit_rcv(c, rcv, gfp))
 		return -ENOMEM;
 	return 0;
 }

@@ -252,9 +252,9 @@ struct sor_conn_ops {
 
 /* sor_conn.c */
 void sor_conn_init(const struct sor_conn_ops *ops);
-struct sor_conn *sor_conn_new(unsigned int peer_node, bool client);
+struct sor_conn *sor_conn_new(unsigned int peer_node, bool client, gfp_t gfp);
 int sor_conn_publish(struct sor_conn *c);
-int sor_conn_alloc_rings(struct sor_conn *c, u32 snd, u32 rcv);
+int sor_conn_alloc_rings(struct sor_conn *c, u32 snd, u32 rcv, gfp_t gfp);
 struct sor_conn *sor_conn_get(unsigned int id);
 void sor_conn_put(struct sor_conn *c);
 void sor_conn_kick(struct sor_conn *c, enum sor_todo what);

@@ -31,14 +31,26 @@
 #define SOR_SUBMIT_TIMEOUT_MS	1000U
 #define SOR_SEND_TIMEOUT_MS	1000U
 
+/*
+ * The N messages MSGS to NODE, in order and with one doorbell, from any
+ * context: how many the outbound queue took, or an error.
+ */
+int sor_send_many(unsigned int node, const u64 *msgs, unsigned int n)
+{
+	int ret = eusrv_mbox_send_many(node, msgs, n);
+	int i;
+
+	for (i = 0; i < ret; i++)
+		sor_count_msg(sor_msgs_sent, eusrv_msg_type(msgs[i]));
+	return ret;
+}
+
 /* A message to NODE, from any context (a full mailbox refuses it). */
 int sor_send(unsigned int node, u64 msg)
 {
-	int ret = eusrv_mbox_send(node, msg);
+	int ret = sor_send_many(node, &msg, 1);
 
-	if (!ret)
-		sor_count_msg(sor_msgs_sent, eusrv_msg_type(msg));
-	return ret;
+	return ret < 0 ? ret : 0;
 }
 
 /*

@@ -9,6 +9,7 @@
 #include "sor_conn.h"
 
 /* sor_data.c */
+int sor_send_many(unsigned int node, const u64 *msgs, unsigned int n);
 int sor_send(unsigned int node, u64 msg);
 int sor_send_wait(unsigned int node, u64 msg, unsigned int ms);
 int sor_send_wait_many(unsigned int node, const u64 *msgs, unsigned int n,

@@ -156,6 +156,38 @@ static const struct vm_operations_struct sor_file_vm_ops = {
 	.fault = sor_file_fault,
 };
 
+/*
+ * Map at once the pages every connection touches: both headers (the
+ * library reads them before connect() or accept() returns) and the first
+ * page of each ring, so that none of them costs a fault.
+ */
+static int sor_file_premap(struct sor_conn *c, struct vm_area_struct *vma)
+{
+	const u64 off[] = {
+		0, sor_map_snd_data(c), sor_map_rcv_hdr(c), sor_map_rcv_data(c)
+	};
+	unsigned long flags;
+	unsigned int i;
+	void *p;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(off); i++) {
+		if (off[i] >= vma->vm_end - vma->vm_start)
+			break;
+		spin_lock_irqsave(&c->lock, flags);
+		p = sor_map_page_locked(c, off[i]);
+		spin_unlock_irqrestore(&c->lock, flags);
+		if (!p)
+			return -EAGAIN;
+		ret = remap_pfn_range(vma, vma->vm_start + off[i],
+				      sor_conn_ring_phys(p) >> PAGE_SHIFT,
+				      PAGE_SIZE, vma->vm_page_prot);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct sor_conn *c = file->private_data;
@@ -174,7 +206,7 @@ static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_flags &= ~VM_MAYEXEC;
 	vma->vm_ops = &sor_file_vm_ops;
-	return 0;
+	return sor_file_premap(c, vma);
 }
 
 /*

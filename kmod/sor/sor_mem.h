@@ -39,7 +39,7 @@ void sor_charge_owner_copy(struct sor_owner *to, const struct sor_owner *from);
 void sor_charge_owner_put(struct sor_owner *o);
 unsigned long sor_charge_pages(u32 snd, u32 rcv);
 int sor_charge(struct sor_charge_acct *ch, const struct sor_owner *o,
-	       unsigned long pages);
+	       unsigned long pages, gfp_t gfp);
 void sor_uncharge(struct sor_charge_acct *ch);
 u64 sor_charged_pages(void);
 
@@ -50,7 +50,7 @@ u64 sor_charged_pages(void);
  */
 #define SOR_POOL_MAX_PAGES	((SOR_RCV_DATA_OFF >> PAGE_SHIFT) + \
 				 (1U << (EUSRV_SOR_RING_DEF_SHIFT - PAGE_SHIFT)))
-void *sor_pool_get(size_t len);
+void *sor_pool_get(size_t len, gfp_t gfp);
 void sor_pool_put(void *p, size_t len, const unsigned long *dirty);
 u64 sor_pool_bytes_out(void);
 void sor_pool_init(void);

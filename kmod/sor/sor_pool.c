@@ -106,15 +106,17 @@ static void *sor_pool_new(size_t len, bool zero)
 
 /*
  * Zeroed memory of LEN bytes, page aligned, addressable by ADDR; NULL if
- * none.  Process context.
+ * none.  Any context: where GFP may not sleep, only a block the pool has
+ * ready (a fresh one is zeroed whole, too long for an interrupt).
  */
-void *sor_pool_get(size_t len)
+void *sor_pool_get(size_t len, gfp_t gfp)
 {
 	struct sor_pool_class *k = sor_pool_class(len);
 	struct sor_pool_blk *b = NULL;
+	unsigned long flags;
 
 	if (k) {
-		spin_lock_irq(&sor_pool_lock);
+		spin_lock_irqsave(&sor_pool_lock, flags);
 		b = list_first_entry_or_null(&k->ready, struct sor_pool_blk, link);
 		if (b) {
 			list_del(&b->link);
@@ -123,13 +125,13 @@ void *sor_pool_get(size_t len)
 			k->missed = true;
 			k->target = min(2 * k->target, SOR_POOL_MAX);
 		}
-		spin_unlock_irq(&sor_pool_lock);
+		spin_unlock_irqrestore(&sor_pool_lock, flags);
 		sor_pool_later();
 	}
 	if (b) {
 		/* The link was the only word written since it was zeroed. */
 		memset(b, 0, sizeof(*b));
-	} else {
+	} else if (gfpflags_allow_blocking(gfp)) {
 		b = sor_pool_new(len, true);
 	}
 	if (b)

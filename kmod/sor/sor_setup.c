@@ -65,27 +65,31 @@ static bool sor_sk_listens(const struct sock *sk)
 }
 
 /*
- * A ConnRQ on its way to the workqueue, then what it found of the
- * listener it goes to (sor_request_listener).
+ * A ConnRQ being served: in the interrupt that brought it where it can be
+ * served there (sor_serve_now), else by the workqueue from where the
+ * interrupt left it (sor_setup_serve).
  */
 struct sor_request {
 	struct work_struct work;
 	unsigned int node;
 	unsigned int client_id;
 	struct eusrv_sor_connrq rq;
+	/* What the listener gave (sor_request_listener); lsk set: found. */
 	struct net *net;
 	struct sock *lsk;		/* the listener's socket, held */
 	struct sor_owner owner;
 	__be32 addr;
 	u8 snd_shift;
 	u8 rcv_shift;
+	/* Once made (sor_serve_make): the connection and its replies. */
+	struct sor_conn *c;		/* referenced */
+	u64 rpl[2];			/* ACCEPT, ADDR */
+	unsigned int sent;		/* of rpl, queued */
 };
 
 /*
- * ConnRQs waiting for the workqueue, at most, each in a slot of its own
- * taken in the interrupt: no allocation there (an atomic one was a good
- * part of a connect() on a node checking its memory), and a peer cannot
- * make us hold more.
+ * ConnRQs being served, at most, each in a slot of its own taken in the
+ * interrupt: a peer cannot make us hold more.
  */
 #define SOR_MAX_REQUESTS	128
 static struct sor_request sor_req_slot[SOR_MAX_REQUESTS];
@@ -112,7 +116,7 @@ static void sor_request_put(struct sor_request *r)
 
 static LIST_HEAD(sor_listeners);
 static unsigned int sor_nr_listeners;	/* on sor_listeners */
-static DEFINE_SPINLOCK(sor_listen_lock);	/* process context only */
+static DEFINE_SPINLOCK(sor_listen_lock);	/* taken in hard IRQ too (ConnRQ) */
 static LIST_HEAD(sor_accepting);
 static DEFINE_SPINLOCK(sor_accept_lock);
 /*
@@ -254,10 +258,10 @@ static bool sor_port_listened(u16 port)
 	struct sor_listener *l;
 	bool any = false;
 
-	spin_lock(&sor_listen_lock);
+	spin_lock_irq(&sor_listen_lock);
 	list_for_each_entry(l, &sor_listeners, link)
 		any |= l->port == port;
-	spin_unlock(&sor_listen_lock);
+	spin_unlock_irq(&sor_listen_lock);
 	return any;
 }
 
@@ -286,10 +290,10 @@ static void sor_listener_drop(struct sor_listener *l)
 
 	l->ctl->nr_listeners--;
 	list_del(&l->ctl_link);
-	spin_lock(&sor_listen_lock);
+	spin_lock_irq(&sor_listen_lock);
 	list_del(&l->link);
 	sor_nr_listeners--;
-	spin_unlock(&sor_listen_lock);
+	spin_unlock_irq(&sor_listen_lock);
 	sor_listener_free(l);
 	sor_setup_orphan(port);
 }
@@ -329,10 +333,10 @@ int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
 	} else {
 		ctl->nr_listeners++;
 		list_add_tail(&l->ctl_link, &ctl->listeners);
-		spin_lock(&sor_listen_lock);
+		spin_lock_irq(&sor_listen_lock);
 		list_add_tail(&l->link, &sor_listeners);
 		sor_nr_listeners++;
-		spin_unlock(&sor_listen_lock);
+		spin_unlock_irq(&sor_listen_lock);
 		/* The port's earlier socket (closed, or another) gives way. */
 		if (old)
 			sor_listener_drop(old);
@@ -501,7 +505,9 @@ static bool sor_request_listener(struct sor_request *r)
 	struct sor_listener *l, *found = NULL;
 	bool clash = false;
 
-	spin_lock(&sor_listen_lock);
+	unsigned long flags;
+
+	spin_lock_irqsave(&sor_listen_lock, flags);
 	list_for_each_entry(l, &sor_listeners, link) {
 		if (l->port != r->rq.dport || !sor_sk_listens(l->sk))
 			continue;
@@ -520,61 +526,64 @@ static bool sor_request_listener(struct sor_request *r)
 		r->snd_shift = found->snd_shift;
 		r->rcv_shift = found->rcv_shift;
 	}
-	spin_unlock(&sor_listen_lock);
+	spin_unlock_irqrestore(&sor_listen_lock, flags);
 	return found && !clash;
 }
 
-static void sor_setup_serve(struct work_struct *w)
+/*
+ * R's connection, charged, with its rings and in the table, allocated
+ * with GFP; 0, or -EDQUOT or -ENOMEM, the client's refusal (nothing of
+ * the connection left).
+ */
+static int sor_serve_make(struct sor_request *r, gfp_t gfp)
 {
-	struct sor_request *r = container_of(w, struct sor_request, work);
-	unsigned int cs, sc, node = r->node;
+	unsigned int cs, sc;
 	unsigned long flags;
 	struct sor_conn *c;
-	u64 frame, rpl[2];
-	int ret, why;
+	int ret;
 
-	if (READ_ONCE(sor_serve_delay_ms))
-		msleep(min(READ_ONCE(sor_serve_delay_ms), SOR_MAX_TIMEOUT_MS));
-	if (!sor_request_listener(r)) {
-		sor_refuse(node, r->client_id, ECONNREFUSED);
-		goto free;
-	}
-	c = sor_conn_new(node, false);
-	if (IS_ERR(c)) {
-		sor_refuse(node, r->client_id, ENOMEM);
-		goto out;
-	}
+	c = sor_conn_new(r->node, false, gfp);
+	if (IS_ERR(c))
+		return -ENOMEM;
 	c->peer_id = r->client_id;
-	/* The listener's user's until ACCEPT (not the worker's). */
+	/* The listener's user's until ACCEPT. */
 	c->uid = r->owner.user->uid;
 	c->lport = r->rq.dport;
 	c->rport = r->rq.sport;
 	sor_serve_shifts(r, &cs, &sc);
 	c->snd_shift = sc;
 	c->rcv_shift = cs;
-
-	c->net = get_net(r->net);
+	/* Charged, with its rings, before any message can reach it. */
+	ret = sor_charge(&c->charge, &r->owner,
+			 sor_charge_pages(1U << sc, 1U << cs), gfp);
+	if (ret) {
+		sor_conn_put(c);
+		return ret == -EDQUOT ? ret : -ENOMEM;
+	}
+	if (sor_conn_alloc_rings(c, 1U << sc, 1U << cs, gfp)) {
+		sor_conn_put(c);
+		return -ENOMEM;
+	}
 	/* Held until the dummy goes: it connects only to this listener. */
+	c->net = get_net(r->net);
 	c->listen_sk = r->lsk;
 	r->lsk = NULL;
 	c->dummy_addr = r->addr;
-	/* Charged, with its rings, before any message can reach it. */
-	why = EDQUOT;
-	ret = sor_charge(&c->charge, &r->owner,
-			 sor_charge_pages(1U << sc, 1U << cs));
-	if (!ret) {
-		why = ENOMEM;
-		ret = sor_conn_alloc_rings(c, 1U << sc, 1U << cs);
-	}
-	if (!ret)
-		ret = sor_conn_publish(c);
-	if (ret) {
-		sor_refuse(node, r->client_id, why);
+	if (sor_conn_publish(c)) {
+		/* Never in the table, so never unlinked: R holds them again. */
+		r->lsk = c->listen_sk;
+		c->listen_sk = NULL;
+		put_net(c->net);
+		c->net = NULL;
 		sor_conn_put(c);
-		goto out;
+		return -ENOMEM;
 	}
-	sor_ka_heard(node);	/* keepalives start from now */
-	frame = READ_ONCE(sor_forge_addr) ?: sor_conn_ring_phys(c->rcv_blk);
+	sor_ka_heard(r->node);	/* keepalives start from now */
+	/* ACCEPT and ADDR with one doorbell. */
+	r->rpl[0] = eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc);
+	r->rpl[1] = eusrv_sor_msg_addr(c->peer_id, c->id,
+				       READ_ONCE(sor_forge_addr) ?:
+				       sor_conn_ring_phys(c->rcv_blk));
 	/*
 	 * From ACCEPT on, the client may learn our block (and a forged ADDR
 	 * be taken for its own): held until it confirms the end.
@@ -582,36 +591,106 @@ static void sor_setup_serve(struct work_struct *w)
 	spin_lock_irqsave(&c->lock, flags);
 	c->peer_may_write = true;
 	spin_unlock_irqrestore(&c->lock, flags);
-	/* ACCEPT and ADDR with one doorbell. */
-	rpl[0] = eusrv_sor_msg_accept(c->peer_id, c->id, cs, sc);
-	rpl[1] = eusrv_sor_msg_addr(c->peer_id, c->id, frame);
-	ret = sor_send_wait_many(node, rpl, ARRAY_SIZE(rpl),
-				 SOR_SETUP_SEND_TIMEOUT_MS);
-	why = ECONNABORTED;
+	r->c = c;
+	return 0;
+}
+
+/*
+ * R's replies have all gone (RET 0), or could not: the connection waits
+ * for the client's ADDR, or goes.  Any context.
+ */
+static void sor_serve_replied(struct sor_request *r, int ret)
+{
+	struct sor_conn *c = r->c;
+	unsigned long flags;
+
 	spin_lock_irqsave(&c->lock, flags);
 	if (ret) {
 		pr_debug_ratelimited("conn %u: set-up for node %u port %u failed: error %d\n",
-				     c->id, node, c->lport, ret);
+				     c->id, r->node, c->lport, ret);
 		sor_count(SOR_S_REFUSED);
 		c->released = true;
-		sor_conn_abort_locked(c, why, why);
+		sor_conn_abort_locked(c, ECONNABORTED, ECONNABORTED);
 	} else if (c->state == EUSRV_SOR_ST_ACCEPTING) {
 		sor_conn_arm_locked(c, SOR_SETUP_TIMEOUT_MS);
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
 	sor_conn_put(c);	/* ours; the table keeps it */
-out:
+	r->c = NULL;
+}
+
+/* R is done with: what it held goes, and its slot.  Any context. */
+static void sor_request_end(struct sor_request *r)
+{
 	if (r->lsk)
 		sock_put(r->lsk);
-	sor_charge_owner_put(&r->owner);
-	put_net(r->net);
-free:
+	if (r->net) {
+		sor_charge_owner_put(&r->owner);
+		put_net(r->net);
+	}
 	sor_request_put(r);
 }
 
+/* Work item: serve R from where the interrupt left it. */
+static void sor_setup_serve(struct work_struct *w)
+{
+	struct sor_request *r = container_of(w, struct sor_request, work);
+	int ret;
+
+	if (READ_ONCE(sor_serve_delay_ms))
+		msleep(min(READ_ONCE(sor_serve_delay_ms), SOR_MAX_TIMEOUT_MS));
+	if (!r->c && !r->lsk && !sor_request_listener(r)) {
+		sor_refuse(r->node, r->client_id, ECONNREFUSED);
+		goto end;
+	}
+	if (!r->c) {
+		ret = sor_serve_make(r, GFP_KERNEL_ACCOUNT);
+		if (ret) {
+			sor_refuse(r->node, r->client_id, -ret);
+			goto end;
+		}
+	}
+	ret = sor_send_wait_many(r->node, r->rpl + r->sent,
+				 ARRAY_SIZE(r->rpl) - r->sent,
+				 SOR_SETUP_SEND_TIMEOUT_MS);
+	sor_serve_replied(r, ret);
+end:
+	sor_request_end(r);
+}
+
 /*
- * ConnRQ from node SRC for client connection CLIENT_ID (hard IRQ): checked
- * and queued; the workqueue finds its listener (sor_setup_serve).
+ * Serve R in the interrupt that brought it, as far as that can go without
+ * sleeping: a client's connect() waits on the answer, and a worker waits
+ * for the node's CPU behind whatever runs there.  True if R is done with;
+ * false if the workqueue must go on (no ready rings, a full outbound
+ * queue, a fault injected).
+ */
+static bool sor_serve_now(struct sor_request *r)
+{
+	int n;
+
+	if (READ_ONCE(sor_serve_delay_ms))
+		return false;
+	if (!sor_request_listener(r)) {
+		sor_refuse(r->node, r->client_id, ECONNREFUSED);
+		sor_request_put(r);
+		return true;
+	}
+	if (sor_serve_make(r, GFP_ATOMIC | __GFP_NOWARN))
+		return false;
+	n = sor_send_many(r->node, r->rpl, ARRAY_SIZE(r->rpl));
+	if (n < (int)ARRAY_SIZE(r->rpl)) {
+		r->sent = max(n, 0);
+		return false;
+	}
+	sor_serve_replied(r, 0);
+	sor_request_end(r);
+	return true;
+}
+
+/*
+ * ConnRQ from node SRC for client connection CLIENT_ID (hard IRQ):
+ * checked, then served (sor_serve_now, sor_setup_serve).
  */
 void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
 {
@@ -633,6 +712,8 @@ void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg)
 	r->node = src;
 	r->client_id = client_id;
 	r->rq = rq;
+	if (sor_serve_now(r))
+		return;
 	INIT_WORK(&r->work, sor_setup_serve);
 	queue_work(sor_setup_wq, &r->work);
 }
@@ -996,9 +1077,10 @@ static int sor_connect_rings(struct sor_conn *c, const struct sor_owner *owner)
 	snd = 1U << c->snd_shift;
 	rcv = 1U << c->rcv_shift;
 	spin_unlock_irqrestore(&c->lock, flags);
-	if (sor_charge(&c->charge, owner, sor_charge_pages(snd, rcv)))
+	if (sor_charge(&c->charge, owner, sor_charge_pages(snd, rcv),
+		       GFP_KERNEL_ACCOUNT))
 		return -EDQUOT;
-	return sor_conn_alloc_rings(c, snd, rcv) ? -ENOMEM : 0;
+	return sor_conn_alloc_rings(c, snd, rcv, GFP_KERNEL_ACCOUNT) ? -ENOMEM : 0;
 }
 
 /*
@@ -1502,7 +1584,7 @@ int sor_setup_connect(struct sor_ctl *ctl, struct eusrv_sor_connect *rq,
 		}
 	}
 
-	c = sor_conn_new(rq->node, true);
+	c = sor_conn_new(rq->node, true, GFP_KERNEL_ACCOUNT);
 	if (IS_ERR(c)) {
 		kfree(bg);
 		fput(bound);
