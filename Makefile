@@ -13,6 +13,7 @@
 #                 for FUZZ_SECONDS (1800; FUZZ_SEED=N replays a run)
 #   make kunit    build the KUnit suites into a UML kernel (cached) and run them
 #   make glibc    build the glibc with sockets over RDMA (cached; docs/glibc.md)
+#   make glibc-armhf  the same for armhf nodes
 #   make clean    remove build products
 
 TOP	:= $(abspath .)
@@ -21,7 +22,7 @@ export TOP BUILD
 
 SUBDIRS	:= qemu kmod userspace
 
-.PHONY: all deps deps-bench check check-arm check-arm64 check-mixed armhf arm64 run bench fuzz kunit glibc glibc-unpatched clean $(SUBDIRS)
+.PHONY: all deps deps-bench check check-arm check-arm64 check-mixed armhf arm64 run bench fuzz kunit glibc glibc-unpatched glibc-armhf clean $(SUBDIRS)
 
 all: $(SUBDIRS)
 
@@ -100,6 +101,11 @@ glibc: deps
 
 glibc-unpatched: deps
 	glibc-patches/build --unpatched
+
+# The patched glibc for ARM nodes (qemu/board start --arch=armhf
+# --libc=patched), cross-built with Debian's compiler for that ISA.
+glibc-armhf: deps
+	glibc-patches/build --arch=armhf
 
 clean:
 	for d in $(SUBDIRS); do $(MAKE) -C $$d clean; done

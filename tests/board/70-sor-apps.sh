@@ -51,12 +51,12 @@ preload)
 patched)
 	run=
 	debian=/usr/lib/eusrv/debian-libc
-	plain="$debian/ld-linux-x86-64.so.2 --library-path $debian "
+	plain="$debian/$(isa_ldso "$(node_isa node0)") --library-path $debian "
 	board_up "2 nodes boot with the patched libc" -n 2 --libc=patched
 	for n in node0 node1; do
 		check "$n: the system libc is the patched build, no LD_PRELOAD" \
-			on $n '/lib/x86_64-linux-gnu/libc.so.6 | grep "eusrv-patched" &&
-				[ -z "${LD_PRELOAD:-}" ] && [ ! -e /etc/ld.so.preload ]'
+			on $n "$(isa_libdir "$(node_isa $n)")/libc.so.6 | grep eusrv-patched &&
+				[ -z \"\${LD_PRELOAD:-}\" ] && [ ! -e /etc/ld.so.preload ]"
 	done ;;
 *)
 	not_ok "EUSRV_SOR_LIBC must be preload or patched, not '$EUSRV_SOR_LIBC'"

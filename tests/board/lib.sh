@@ -33,6 +33,24 @@ isa_cc() {
 	esac
 }
 
+# isa_libdir ISA, isa_ldso ISA: where a node of ISA has its C library
+# (Debian's multiarch directory) and the name of its dynamic loader.
+isa_libdir() {
+	case $1 in
+	x86_64) echo /lib/x86_64-linux-gnu ;;
+	arm64) echo /lib/aarch64-linux-gnu ;;
+	*) echo /lib/arm-linux-gnueabihf ;;
+	esac
+}
+
+isa_ldso() {
+	case $1 in
+	x86_64) echo ld-linux-x86-64.so.2 ;;
+	arm64) echo ld-linux-aarch64.so.1 ;;
+	*) echo ld-linux-armhf.so.3 ;;
+	esac
+}
+
 # node_isa NODE: the ISA of NODE (node0, node1, ...), by qemu/board's rule.
 node_isa() {
 	local list
