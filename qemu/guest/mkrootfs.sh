@@ -28,11 +28,13 @@ suite=bookworm
 # Debian's essential set: modules, addresses, ps, ping, nm (the symbol
 # check of suite 10), awk; then the unmodified programs the sockets over
 # RDMA suites run (70: nc, iperf3, redis, sockperf, nginx and curl, and
-# python3 for a helper), as tests/deps.sh installs them on the host for
-# the x86 nodes.
+# python3 for a helper) and the servers of make bench (memcached with
+# memaslap, PostgreSQL with pgbench), as tests/deps.sh installs them on
+# the host for the x86 nodes.
 pkgs="bash kmod iproute2 procps iputils-ping binutils mawk psmisc
 util-linux findutils grep sed coreutils netcat-openbsd
-iperf3 redis-server redis-tools sockperf nginx-light curl python3-minimal"
+iperf3 redis-server redis-tools sockperf nginx-light curl python3-minimal
+memcached libmemcached-tools postgresql"
 LOCK_TIMEOUT=1800
 
 key=$(sha256sum <"$0" | cut -c1-16)
