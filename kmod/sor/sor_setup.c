@@ -503,9 +503,8 @@ static void sor_serve_shifts(const struct sor_request *r, unsigned int *cs,
 static bool sor_request_listener(struct sor_request *r)
 {
 	struct sor_listener *l, *found = NULL;
-	bool clash = false;
-
 	unsigned long flags;
+	bool clash = false;
 
 	spin_lock_irqsave(&sor_listen_lock, flags);
 	list_for_each_entry(l, &sor_listeners, link) {
@@ -673,7 +672,7 @@ static bool sor_serve_now(struct sor_request *r)
 		return false;
 	if (!sor_request_listener(r)) {
 		sor_refuse(r->node, r->client_id, ECONNREFUSED);
-		sor_request_put(r);
+		sor_request_end(r);
 		return true;
 	}
 	if (sor_serve_make(r, GFP_ATOMIC | __GFP_NOWARN))
