@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * eusrv_sor connection objects: the id table, references, ring memory,
- * the per-connection work item and timer, aborting and retiring.
+ * state and aborting.  The work item and the timer are the protocol's
+ * (sor_work.c); leaving the table is sor_retire.c's.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -17,13 +18,13 @@
 
 #include "sor_ids.h"
 #include "sor_conn.h"
+#include "sor_fallback.h"
+#include "sor_tcp.h"
 
 static DEFINE_SPINLOCK(sor_tbl_lock);
 static struct sor_ids sor_id_table;
 static struct sor_conn *sor_tbl[SOR_IDS_MAX];
 static bool sor_dying;
-/* The protocol above (sor_conn_init): what work, timer and teardown hand on. */
-static const struct sor_conn_ops *sor_proto;
 
 /*
  * The last connections that left the table (EUSRV_SOR_LIST_CLOSED), so
@@ -61,7 +62,7 @@ static void sor_conn_rcv_dirty_locked(struct sor_conn *c)
  * C's rings go, and their charge: the receive block to quarantine while
  * the peer may still write it.  C's file, if any, no longer reaches them.
  */
-static void sor_conn_free_rings(struct sor_conn *c)
+void sor_conn_free_rings(struct sor_conn *c)
 {
 	unsigned long flags;
 	void *snd_hdr, *snd_data, *rcv_blk;
@@ -105,7 +106,7 @@ static void sor_conn_release(struct kref *ref)
 	struct sor_conn *c = container_of(ref, struct sor_conn, ref);
 
 	sor_conn_free_rings(c);
-	sor_proto->release(c);
+	sor_tcp_bg_free(c);
 	if (c->bound)
 		fput(c->bound);
 	if (c->pidns)
@@ -318,7 +319,7 @@ void sor_conn_set_state_locked(struct sor_conn *c, unsigned int state, int err)
 	}
 	sor_conn_flags_locked(c);
 	sor_conn_wake(c, SOR_WAKE_ALL);
-	if (c->bg && !c->bg->done)
+	if (sor_fallback_pending(c->bg))
 		sor_conn_kick_locked(c, SOR_DO_CONNECT);
 }
 
@@ -460,153 +461,6 @@ u32 sor_conn_history(struct eusrv_sor_conn_stat *out, u32 room)
 	return total;
 }
 
-/* Take C out of the table; process context, C referenced by the caller. */
-static void sor_conn_unlink(struct sor_conn *c)
-{
-	unsigned long flags;
-	bool was;
-
-	spin_lock_irqsave(&c->lock, flags);
-	sor_conn_disarm_locked(c);
-	spin_unlock_irqrestore(&c->lock, flags);
-
-	spin_lock_irqsave(&sor_tbl_lock, flags);
-	was = c->in_table;
-	if (was) {
-		sor_tbl[c->id] = NULL;
-		sor_ids_free(&sor_id_table, c->id);
-		c->in_table = false;
-		/* Only what was established carried anything worth keeping. */
-		if (c->serial) {
-			sor_conn_stat(c, &sor_hist[sor_hist_next]);
-			sor_hist[sor_hist_next].closed = 1;
-			sor_hist_next = (sor_hist_next + 1) % EUSRV_SOR_HISTORY;
-			if (sor_hist_count < EUSRV_SOR_HISTORY)
-				sor_hist_count++;
-		}
-	}
-	spin_unlock_irqrestore(&sor_tbl_lock, flags);
-	if (!was)
-		return;
-	sor_proto->unlinked(c);
-	/* No transfer or failure callback for C runs after this. */
-	eusrv_cdma_sync(c);
-	/*
-	 * Nothing of the protocol reaches C any more; a file that turned
-	 * into its TCP socket never touches the rings: they go now, not
-	 * when the program closes the socket.
-	 */
-	if (READ_ONCE(c->tcp))
-		sor_conn_free_rings(c);
-	sor_conn_put(c);	/* the table's reference */
-}
-
-static void sor_conn_try_retire(struct sor_conn *c)
-{
-	unsigned long flags;
-	bool go;
-
-	spin_lock_irqsave(&c->lock, flags);
-	/* Our transfer's end may be all it waits for. */
-	if (sor_conn_want_sent_locked(c))
-		sor_conn_kick_locked(c, SOR_DO_XFER);
-	go = c->in_table && sor_conn_may_retire_locked(c);
-	/* Over, but the peer may still write: it must say it will not. */
-	if (c->in_table && !go && c->peer_may_write && !c->nack_pending &&
-	    sor_st_may_retire(c->state, c->released, false, c->busy,
-			      c->reply_owed)) {
-		sor_conn_nack_start_locked(c, ECONNRESET);
-		sor_conn_fence_locked(c);
-	}
-	spin_unlock_irqrestore(&c->lock, flags);
-	if (go)
-		sor_conn_unlink(c);
-}
-
-/*
- * Fault injection (debugfs): this node forgets connection ID without a
- * word to the peer, as a node that lost its state would.  Its file, if
- * any, sees ECONNRESET; the peer must find out by itself (RST, PROBE).
- */
-int sor_conn_forget(unsigned int id)
-{
-	struct sor_conn *c = sor_conn_get(id);
-	unsigned long flags;
-
-	if (!c)
-		return -ENOENT;
-	spin_lock_irqsave(&c->lock, flags);
-	c->nack_pending = false;
-	c->reply_owed = false;
-	c->forgotten = true;
-	if (c->state != EUSRV_SOR_ST_RESET)
-		sor_conn_set_state_locked(c, EUSRV_SOR_ST_RESET, ECONNRESET);
-	spin_unlock_irqrestore(&c->lock, flags);
-	sor_conn_unlink(c);
-	sor_conn_put(c);
-	return 0;
-}
-
-static void sor_conn_timeout(struct sor_conn *c)
-{
-	unsigned long flags;
-	bool retire = false;
-
-	spin_lock_irqsave(&c->lock, flags);
-	if (c->nack_pending) {
-		spin_unlock_irqrestore(&c->lock, flags);
-		sor_proto->nack_timeout(c);
-		return;
-	}
-	switch (c->state) {
-	case SOR_ST_QUARANTINE:
-		/* Long enough for any late reply: the id may go. */
-		c->state = EUSRV_SOR_ST_RESET;
-		retire = true;
-		break;
-	case EUSRV_SOR_ST_CLOSING:
-		if (time_after(jiffies, c->progress +
-			       msecs_to_jiffies(SOR_LINGER_MS)))
-			sor_conn_abort_locked(c, ETIMEDOUT, ECONNRESET);
-		else
-			sor_conn_arm_locked(c, SOR_LINGER_CHECK_MS);
-		break;
-	default:
-		spin_unlock_irqrestore(&c->lock, flags);
-		sor_proto->setup_timeout(c);
-		return;
-	}
-	spin_unlock_irqrestore(&c->lock, flags);
-	if (retire)
-		sor_conn_try_retire(c);
-}
-
-static void sor_conn_work(struct work_struct *w)
-{
-	struct sor_conn *c = container_of(w, struct sor_conn, work);
-	unsigned long todo = xchg(&c->todo, 0);
-
-	if (todo & BIT(SOR_DO_TIMER))
-		sor_conn_timeout(c);
-	if (todo & BIT(SOR_DO_REPLY))
-		sor_proto->reply(c);
-	if (todo & BIT(SOR_DO_NACK))
-		sor_proto->nack(c);
-	if (todo & BIT(SOR_DO_NOTIFY))
-		sor_proto->notify(c);
-	if (todo & BIT(SOR_DO_XFER))
-		sor_proto->xfer(c);
-	if (todo & BIT(SOR_DO_FIN))
-		sor_proto->fin(c);
-	if (todo & BIT(SOR_DO_DUMMY))
-		sor_proto->dummy(c);
-	if (todo & BIT(SOR_DO_CONNECT))
-		sor_proto->connect(c);
-	if (todo & BIT(SOR_DO_RETIRE))
-		sor_conn_try_retire(c);
-	sor_conn_put(c);	/* the queued work's reference */
-}
-
 /*
  * A new connection, not in the table yet (sor_conn_publish), allocated
  * with GFP: a client's in its caller's context, a server's wherever the
@@ -623,9 +477,9 @@ struct sor_conn *sor_conn_new(unsigned int peer_node, bool client, gfp_t gfp)
 	init_waitqueue_head(&c->wq);
 	init_waitqueue_head(&c->lock_wq[EUSRV_SOR_LOCK_SEND]);
 	init_waitqueue_head(&c->lock_wq[EUSRV_SOR_LOCK_RECV]);
-	INIT_WORK(&c->work, sor_conn_work);
+	INIT_WORK(&c->work, sor_work_run);
 	timer_setup(&c->timer, sor_conn_timer_fn, 0);
-	INIT_LIST_HEAD(&c->accept_link);
+	INIT_LIST_HEAD(&c->dummy.link);
 	c->peer_node = peer_node;
 	c->peer_id = EUSRV_SOR_NO_ID;
 	c->client = client;
@@ -803,42 +657,49 @@ void sor_conn_node_gone(unsigned int node)
 	sor_conn_for_each(sor_conn_reset_one, &a);
 }
 
-/* Module init, before any connection: the protocol's part, OPS. */
-void sor_conn_init(const struct sor_conn_ops *ops)
+/*
+ * Take C out of the table (its timer disarmed, its record kept in the
+ * history): true if it was in, and the caller has the table's reference
+ * to drop once the rest of C's teardown is done (sor_retire.c).
+ */
+bool sor_conn_unpublish(struct sor_conn *c)
 {
-	sor_proto = ops;
+	unsigned long flags;
+	bool was;
+
+	spin_lock_irqsave(&c->lock, flags);
+	sor_conn_disarm_locked(c);
+	spin_unlock_irqrestore(&c->lock, flags);
+
+	spin_lock_irqsave(&sor_tbl_lock, flags);
+	was = c->in_table;
+	if (was) {
+		sor_tbl[c->id] = NULL;
+		sor_ids_free(&sor_id_table, c->id);
+		c->in_table = false;
+		/* Only what was established carried anything worth keeping. */
+		if (c->serial) {
+			sor_conn_stat(c, &sor_hist[sor_hist_next]);
+			sor_hist[sor_hist_next].closed = 1;
+			sor_hist_next = (sor_hist_next + 1) % EUSRV_SOR_HISTORY;
+			if (sor_hist_count < EUSRV_SOR_HISTORY)
+				sor_hist_count++;
+		}
+	}
+	spin_unlock_irqrestore(&sor_tbl_lock, flags);
+	return was;
 }
 
-/* Module exit: no files (they pin the module), no handlers any more. */
+/*
+ * Module exit: no files (they pin the module), no handlers any more.  No
+ * work is queued and no timer armed from now on; those queued are done.
+ */
 void sor_conn_exit(void)
 {
 	unsigned long flags;
-	struct sor_conn *c;
-	unsigned int id;
 
 	spin_lock_irqsave(&sor_tbl_lock, flags);
 	sor_dying = true;
 	spin_unlock_irqrestore(&sor_tbl_lock, flags);
 	flush_workqueue(sor_wq);
-
-	for (id = 0; id < SOR_IDS_MAX; id++) {
-		c = sor_conn_get(id);
-		if (!c)
-			continue;
-		if (del_timer_sync(&c->timer))
-			sor_conn_put(c);
-		if (cancel_work_sync(&c->work))
-			sor_conn_put(c);
-		eusrv_cdma_sync(c);
-		spin_lock_irqsave(&c->lock, flags);
-		if (c->busy) {
-			c->busy = false;
-			spin_unlock_irqrestore(&c->lock, flags);
-			sor_conn_put(c);	/* the transfer's reference */
-		} else {
-			spin_unlock_irqrestore(&c->lock, flags);
-		}
-		sor_conn_unlink(c);
-		sor_conn_put(c);
-	}
 }

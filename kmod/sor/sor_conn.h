@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * eusrv_sor connection core (sor_conn.c): the connection object, its id,
- * references, state, work item and timer, and the ops the protocol above
- * registers.  docs/protocol.md is the protocol, uapi/eusrv/sor.h the user
- * interface.
+ * references, state, rings.  Its work item runs sor_work_run()
+ * (sor_work.c).  docs/protocol.md is the protocol, uapi/eusrv/sor.h the
+ * user interface.
  *
  * Locking, outermost first:
  *   sor_ctl.mutex	one control file's listeners and notes
  *   sor_listen_lock	the listener registry (spinlock)
- *   sor_accept_lock	server connections waiting for ACCEPT (spinlock)
+ *   sor_accept_lock	server connections waiting for ACCEPT (spinlock,
+ *			sor_dummy.c)
  *   sor_tbl_lock	the id table (spinlock, taken in IRQ)
  *   sor_conn.lock	a connection's state (spinlock, taken in IRQ)
  *
@@ -34,6 +35,7 @@
 #include <linux/workqueue.h>
 
 #include "sor_base.h"
+#include "sor_dummy.h"
 #include "sor_mem.h"
 #include "sor_ring.h"
 #include "sor_state.h"
@@ -54,20 +56,6 @@ enum sor_todo {
 	SOR_DO_DUMMY,		/* established: connect the dummy */
 	SOR_DO_RETIRE,		/* check whether it can go */
 	SOR_DO_CONNECT,		/* a background set-up may go on */
-};
-
-/* A non-blocking CONNECT's set-up, going on in the background (sor_setup.c). */
-struct sor_bg {
-	struct sor_conn *conn;
-	struct sor_owner owner;		/* the caller, whom the rings are charged to */
-	unsigned long deadline;		/* jiffies: given up then */
-	bool sized;			/* the rings follow ACCEPT's sizes */
-	bool done;			/* the outcome is being made */
-	bool settled;			/* ... and the file shows it */
-	bool to_tcp;			/* turn to TCP if it fails */
-	struct wait_queue_entry tcp_wait; /* on the socket's queue (sor_setup.c) */
-	bool tcp_waiting;		/* ... added */
-	bool tcp_started;		/* user space connected the socket */
 };
 
 struct sor_conn {
@@ -168,18 +156,11 @@ struct sor_conn {
 	struct pid_namespace *pidns;	/* of the file's creator (sor_ulock.c) */
 	bool pidns_mixed;		/* used from another one too */
 
-	/* Server set-up (sor_setup.c). */
-	struct list_head accept_link;	/* on sor_accepting until claimed */
-	struct socket *dummy;
-	struct net *net;		/* the listener's */
-	struct sock *listen_sk;		/* ... its socket, held until the dummy goes */
-	__be32 dummy_addr;		/* where the dummy connects (0: loopback) */
-	bool dummy_gone;		/* claimed or retired: no dummy any more */
-	u16 dummy_port;
+	struct sor_dummy dummy;		/* a server's, until ACCEPT (sor_dummy.c) */
 
 	/* Client: the program's socket, keeping the local port taken. */
 	struct file *bound;
-	struct sor_bg *bg;		/* a non-blocking CONNECT's set-up */
+	struct sor_bg *bg;		/* a non-blocking CONNECT's (sor_fallback.c) */
 	bool tcp;			/* ... failed: the file serves BOUND */
 	struct sor_charge_acct charge;	/* the rings, on the owner's locked_vm */
 	unsigned long born;		/* jiffies */
@@ -225,33 +206,7 @@ static inline void sor_count_opened_locked(struct sor_conn *c)
 	c->serial = atomic64_inc_return(&sor_stats[SOR_S_OPENED]);
 }
 
-/*
- * What the core hands on to the protocol above it (sor_data.c,
- * sor_nack.c, sor_setup.c), registered once by the module's init
- * (sor_conn_init) before any connection exists: the core calls these,
- * the protocol calls the core, never the other way round.
- */
-struct sor_conn_ops {
-	/* The work item's jobs (sor_conn.todo bits), run in this order. */
-	void (*reply)(struct sor_conn *c);	/* SOR_DO_REPLY */
-	void (*nack)(struct sor_conn *c);	/* SOR_DO_NACK */
-	void (*notify)(struct sor_conn *c);	/* SOR_DO_NOTIFY */
-	void (*xfer)(struct sor_conn *c);	/* SOR_DO_XFER */
-	void (*fin)(struct sor_conn *c);	/* SOR_DO_FIN */
-	void (*dummy)(struct sor_conn *c);	/* SOR_DO_DUMMY */
-	void (*connect)(struct sor_conn *c);	/* SOR_DO_CONNECT */
-	/* The timer fired (work item): our NACK request is pending ... */
-	void (*nack_timeout)(struct sor_conn *c);
-	/* ... or in any state the core does not time itself. */
-	void (*setup_timeout)(struct sor_conn *c);
-	/* C left the id table (process context). */
-	void (*unlinked)(struct sor_conn *c);
-	/* C's last reference, before its memory goes (any context). */
-	void (*release)(struct sor_conn *c);
-};
-
 /* sor_conn.c */
-void sor_conn_init(const struct sor_conn_ops *ops);
 struct sor_conn *sor_conn_new(unsigned int peer_node, bool client, gfp_t gfp);
 int sor_conn_publish(struct sor_conn *c);
 int sor_conn_alloc_rings(struct sor_conn *c, u32 snd, u32 rcv, gfp_t gfp);
@@ -283,24 +238,17 @@ void sor_conn_node_gone(unsigned int node);
 void sor_conn_peer_done_locked(struct sor_conn *c);
 void sor_conn_fence_locked(struct sor_conn *c);
 u64 sor_conn_fencing_bytes(void);
-int sor_conn_forget(unsigned int id);
+bool sor_conn_unpublish(struct sor_conn *c);
+void sor_conn_free_rings(struct sor_conn *c);
 void sor_conn_exit(void);
+
+/* sor_work.c: the work item's function, set by sor_conn_new(). */
+void sor_work_run(struct work_struct *w);
 
 /* Whether C has all its rings: only then may it have a file (sor_file.c). */
 static inline bool sor_conn_has_rings(const struct sor_conn *c)
 {
 	return c->snd_hdr && c->snd_data && c->rcv_blk;
-}
-
-/*
- * Whether C's file still shows a non-blocking CONNECT setting up: nothing
- * to read, no room, no rings to map, whatever the state behind it (which
- * may have failed already, on its way to TCP).
- */
-static inline bool sor_conn_setting_up(const struct sor_conn *c)
-{
-	/* Pairs with the release that settles it: c->tcp is set before. */
-	return c->bg && !smp_load_acquire(&c->bg->settled);
 }
 
 #endif /* EUSRV_SOR_CONN_H */

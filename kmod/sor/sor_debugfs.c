@@ -49,7 +49,8 @@
 
 #include "sor_file.h"
 #include "sor_nack.h"
-#include "sor_setup.h"
+#include "sor_retire.h"
+#include "sor_serve.h"
 
 static struct dentry *sor_debugfs_dir;
 
@@ -64,7 +65,7 @@ static ssize_t sor_forget_write(struct file *file, const char __user *buf,
 		return ret;
 	if (id >= EUSRV_SOR_MAX_CONNS)
 		return -EINVAL;
-	ret = sor_conn_forget(id);
+	ret = sor_retire_forget(id);
 	return ret ? ret : (ssize_t)count;
 }
 

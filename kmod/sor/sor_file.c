@@ -24,7 +24,7 @@
 #include "sor_data.h"
 #include "sor_file.h"
 #include "sor_nack.h"
-#include "sor_setup.h"
+#include "sor_fallback.h"
 
 /* The mapping's parts (uapi/eusrv/sor.h). */
 static u64 sor_map_snd_data(const struct sor_conn *c)
@@ -69,7 +69,7 @@ static u32 sor_file_events(struct sor_conn *c)
 	}
 	st = sor_st_uapi(c->state);
 	/* Set-up goes on: nothing to read, no room to write yet. */
-	if (st == EUSRV_SOR_ST_CONNECTING || sor_conn_setting_up(c)) {
+	if (st == EUSRV_SOR_ST_CONNECTING || sor_fallback_setting_up(c->bg)) {
 		spin_unlock_irqrestore(&c->lock, flags);
 		return 0;
 	}
@@ -93,7 +93,7 @@ static int sor_file_release(struct inode *inode, struct file *file)
 {
 	struct sor_conn *c = file->private_data;
 
-	sor_setup_bg_release(c);
+	sor_fallback_file_gone(c);
 	sor_nack_release(c);
 	wake_up_all(&c->lock_wq[EUSRV_SOR_LOCK_SEND]);
 	wake_up_all(&c->lock_wq[EUSRV_SOR_LOCK_RECV]);
@@ -196,7 +196,7 @@ static int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
 	/* The ring sizes are final once set-up is over, and only then. */
-	if (READ_ONCE(c->tcp) || sor_conn_setting_up(c) ||
+	if (READ_ONCE(c->tcp) || sor_fallback_setting_up(c->bg) ||
 	    READ_ONCE(c->state) == EUSRV_SOR_ST_CONNECTING)
 		return -EAGAIN;
 	if (vma->vm_pgoff || len > sor_map_len(c))
@@ -307,11 +307,11 @@ static bool sor_iocb_nonblock(const struct kiocb *iocb)
  */
 static long sor_file_set_up(struct sor_conn *c, struct kiocb *iocb)
 {
-	if (!sor_conn_setting_up(c))
+	if (!sor_fallback_setting_up(c->bg))
 		return 0;
 	if (sor_iocb_nonblock(iocb))
 		return -EAGAIN;
-	if (wait_event_interruptible(c->wq, !sor_conn_setting_up(c)))
+	if (wait_event_interruptible(c->wq, !sor_fallback_setting_up(c->bg)))
 		return -ERESTARTSYS;
 	return 0;
 }
@@ -456,7 +456,7 @@ static __poll_t sor_file_poll(struct file *file, poll_table *wait)
 
 	/* The socket's wake-ups come here too once it is TCP (sor_tcp.c). */
 	poll_wait(file, &c->wq, wait);
-	if (sor_conn_setting_up(c))
+	if (sor_fallback_setting_up(c->bg))
 		return 0;
 	if (READ_ONCE(c->tcp))
 		return sor_tcp_poll(c, wait);
@@ -509,7 +509,7 @@ void sor_file_info(struct sor_conn *c, struct eusrv_sor_info *in)
 	memset(in, 0, sizeof(*in));
 	spin_lock_irqsave(&c->lock, flags);
 	in->state = c->tcp ? EUSRV_SOR_ST_TCP :
-		    sor_conn_setting_up(c) ? EUSRV_SOR_ST_CONNECTING :
+		    sor_fallback_setting_up(c->bg) ? EUSRV_SOR_ST_CONNECTING :
 		    sor_st_uapi(c->state);
 	in->id = c->id;
 	in->node = sor_node();
@@ -724,7 +724,7 @@ static long sor_file_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		return get_user(n, (s32 __user *)uarg) ? -EFAULT :
 		       sor_tcp_started(c, n);
 	/* Rings may still be replaced: only what does not touch them. */
-	if (sor_conn_setting_up(c) && cmd != EUSRV_SOR_INFO &&
+	if (sor_fallback_setting_up(c->bg) && cmd != EUSRV_SOR_INFO &&
 	    cmd != EUSRV_SOR_WAIT && cmd != EUSRV_SOR_GET_ERROR &&
 	    cmd != EUSRV_SOR_LINGER)
 		return cmd == FIONREAD || cmd == TIOCOUTQ ?
@@ -825,7 +825,7 @@ static int sor_file_fasync(int fd, struct file *file, int on)
 	return ret < 0 ? ret : 0;
 }
 
-static const struct file_operations sor_file_fops = {
+const struct file_operations sor_file_fops = {
 	.owner = THIS_MODULE,
 	.release = sor_file_release,
 	.read_iter = sor_file_read_iter,
@@ -842,10 +842,6 @@ static const struct file_operations sor_file_fops = {
 };
 
 /* Whether FILE is connection C's file. */
-bool sor_file_of(const struct file *file, const struct sor_conn *c)
-{
-	return file && file->f_op == &sor_file_fops && file->private_data == c;
-}
 
 /* A file for the established connection C: its descriptor, or an error. */
 int sor_file_open(struct sor_conn *c, u32 flags)

@@ -13,31 +13,17 @@
 #include <linux/types.h>
 
 #include "sor_conn.h"
+#include "sor_tcp.h"
 
 /* sor_file.c */
 int sor_file_open(struct sor_conn *c, u32 flags);
 void sor_file_info(struct sor_conn *c, struct eusrv_sor_info *in);
-bool sor_file_of(const struct file *file, const struct sor_conn *c);
+extern const struct file_operations sor_file_fops;
 
-/* sor_tcp.c */
-ssize_t sor_tcp_rw(struct sor_conn *c, struct kiocb *iocb,
-		   struct iov_iter *iter, bool write);
-__poll_t sor_tcp_poll(struct sor_conn *c, poll_table *wait);
-long sor_tcp_ioctl(struct sor_conn *c, unsigned int cmd, unsigned long arg);
-long sor_tcp_compat_ioctl(struct sor_conn *c, unsigned int cmd,
-			  unsigned long arg);
-int sor_tcp_socket_fd(struct sor_conn *c);
-int sor_tcp_started(struct sor_conn *c, int err);
-
-/* sor_ulock.c: the rings' lock words shared with user space. */
-void sor_ulock_note_ns(struct sor_conn *c);
-int sor_ulock_wait(struct sor_conn *c, u32 which);
-void sor_ulock_wake(struct sor_conn *c, u32 which);
-int sor_ulock_take(struct sor_conn *c, u32 which);
-void sor_ulock_give(struct sor_conn *c, u32 which);
-
-/* sor_debugfs.c */
-void sor_debugfs_init(void);
-void sor_debugfs_exit(void);
+/* Whether FILE is connection C's file. */
+static inline bool sor_file_of(const struct file *file, const struct sor_conn *c)
+{
+	return file && file->f_op == &sor_file_fops && file->private_data == c;
+}
 
 #endif /* EUSRV_SOR_FILE_H */

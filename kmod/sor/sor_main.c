@@ -33,7 +33,11 @@
 #include "sor_keepalive.h"
 #include "sor_nack.h"
 #include "sor_rx.h"
-#include "sor_setup.h"
+#include "sor_accept.h"
+#include "sor_connect.h"
+#include "sor_listen.h"
+#include "sor_retire.h"
+#include "sor_serve.h"
 
 static LIST_HEAD(sor_ctls);
 static DEFINE_MUTEX(sor_ctls_lock);
@@ -59,7 +63,7 @@ static int sor_ctl_release(struct inode *inode, struct file *file)
 {
 	struct sor_ctl *ctl = file->private_data;
 
-	sor_setup_ctl_gone(ctl);
+	sor_listen_ctl_gone(ctl);
 	mutex_lock(&sor_ctls_lock);
 	list_del(&ctl->link);
 	mutex_unlock(&sor_ctls_lock);
@@ -262,7 +266,7 @@ static long sor_ctl_stats(void __user *arg)
 	st->locks_freed = atomic64_read(&sor_stats[SOR_S_LOCKS_FREED]);
 	st->ring_bytes = sor_pool_bytes_out();
 	st->charged_pages = sor_charged_pages();
-	st->listeners = sor_setup_listeners();
+	st->listeners = sor_listen_count();
 	sor_ctl_crossings(st);
 	ret = copy_to_user(arg, st, sizeof(*st)) ? -EFAULT : 0;
 	kfree(st);
@@ -285,16 +289,16 @@ static long sor_ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg
 	case EUSRV_SOR_UNLISTEN:
 		if (copy_from_user(&u.listen, uarg, sizeof(u.listen)))
 			return -EFAULT;
-		return cmd == EUSRV_SOR_LISTEN ? sor_setup_listen(ctl, &u.listen) :
-		       sor_setup_unlisten(ctl, &u.listen);
+		return cmd == EUSRV_SOR_LISTEN ? sor_listen(ctl, &u.listen) :
+		       sor_unlisten(ctl, &u.listen);
 	case EUSRV_SOR_CONNECT:
 		if (copy_from_user(&u.connect, uarg, sizeof(u.connect)))
 			return -EFAULT;
-		return sor_setup_connect(ctl, &u.connect, uarg);
+		return sor_connect(ctl, &u.connect, uarg);
 	case EUSRV_SOR_ACCEPT:
 		if (copy_from_user(&u.accept, uarg, sizeof(u.accept)))
 			return -EFAULT;
-		return sor_setup_accept(ctl, &u.accept);
+		return sor_accept(ctl, &u.accept);
 	case EUSRV_SOR_NOTE:
 		if (copy_from_user(&u.note, uarg, sizeof(u.note)))
 			return -EFAULT;
@@ -344,36 +348,14 @@ static struct platform_driver sor_driver = {
 	.probe = sor_probe,
 };
 
-/*
- * The layers, tied together: what the core's work item, timer and
- * teardown hand on to the protocol, and what set-up needs of the files.
- */
-static const struct sor_conn_ops sor_proto_ops = {
-	.reply = sor_nack_reply,
-	.nack = sor_nack_send,
-	.notify = sor_data_notify,
-	.xfer = sor_data_xfer,
-	.fin = sor_data_fin,
-	.dummy = sor_setup_dummy,
-	.connect = sor_setup_bg,
-	.nack_timeout = sor_nack_timer,
-	.setup_timeout = sor_setup_timer,
-	.unlinked = sor_setup_drop_dummy,
-	.release = sor_setup_bg_free,
-};
-
-static const struct sor_setup_ops sor_file_layer_ops = {
-	.file_open = sor_file_open,
-	.file_info = sor_file_info,
-};
-
 static void sor_teardown(void)
 {
 	sor_debugfs_exit();
 	sor_ka_stop();
 	sor_rx_exit();
-	sor_setup_exit();
+	sor_serve_exit();
 	sor_conn_exit();
+	sor_retire_all();
 	sor_quar_exit();
 	sor_pool_exit();
 	destroy_workqueue(sor_wq);
@@ -386,13 +368,12 @@ static int __init sor_init(void)
 	sor_wq = alloc_workqueue("eusrv_sor", WQ_UNBOUND, 0);
 	if (!sor_wq)
 		return -ENOMEM;
-	sor_conn_init(&sor_proto_ops);
 	sor_pool_init();
-	ret = sor_setup_init(&sor_file_layer_ops);
+	ret = sor_serve_init();
 	if (!ret) {
 		ret = sor_rx_init();
 		if (ret)
-			sor_setup_exit();
+			sor_serve_exit();
 	}
 	if (ret) {
 		sor_pool_exit();

@@ -18,6 +18,7 @@
 #include "sor_keepalive.h"
 #include "sor_nack.h"
 #include "sor_rx.h"
+#include "sor_serve.h"
 #include "sor_setup.h"
 
 /*

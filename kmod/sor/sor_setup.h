@@ -1,16 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * eusrv_sor connection set-up (sor_setup.c): listeners and control files,
- * ConnRQ/ConnRPL, ACCEPT and CONNECT (blocking or in the background).
+ * eusrv_sor connection set-up (docs/protocol.md section 3), what its
+ * roles share (sor_setup.c): the control file, ring sizes, deadlines.
  */
 #ifndef EUSRV_SOR_SETUP_H
 #define EUSRV_SOR_SETUP_H
 
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
+#include <net/sock.h>
+#include <net/tcp_states.h>
 
 #include "sor_conn.h"
+#include "sor_data.h"
+
+#define SOR_SETUP_SEND_TIMEOUT_MS	500U
+#define SOR_DEF_TIMEOUT_MS		2000U
+#define SOR_MAX_TIMEOUT_MS		60000U
+
+/* A ring is at least a page, so that it maps on its own. */
+#define SOR_RING_MIN_SHIFT	max_t(unsigned int, EUSRV_SOR_RING_MIN_SHIFT, PAGE_SHIFT)
 
 /*
  * Registrations one control file may hold: each holds its socket, closed
@@ -31,39 +42,41 @@ struct sor_ctl {
 	struct eusrv_sor_note notes[EUSRV_SOR_MAX_NOTES];
 };
 
+/* Whether a registered listener's socket SK still listens (any context). */
+static inline bool sor_sk_listens(const struct sock *sk)
+{
+	return sk && !sock_flag(sk, SOCK_DEAD) &&
+	       READ_ONCE(sk->sk_state) == TCP_LISTEN;
+}
+
+static inline unsigned int sor_shift_or_default(unsigned int shift)
+{
+	shift = shift ? shift : EUSRV_SOR_RING_DEF_SHIFT;
+	return max_t(unsigned int, shift, SOR_RING_MIN_SHIFT);
+}
+
+static inline bool sor_shift_valid(unsigned int shift)
+{
+	return !shift || sor_ring_shift_ok(shift, EUSRV_SOR_RING_MIN_SHIFT,
+					   EUSRV_SOR_RING_MAX_SHIFT);
+}
+
+/* A CONNECT's deadline from its TIMEOUT_MS (0: the default), in jiffies. */
+static inline long sor_setup_timeout(u32 ms)
+{
+	return msecs_to_jiffies(ms ? ms : SOR_DEF_TIMEOUT_MS);
+}
+
+static inline int sor_setup_send(unsigned int node, u64 msg)
+{
+	return sor_send_wait(node, msg, SOR_SETUP_SEND_TIMEOUT_MS);
+}
+
 /* sor_setup.c */
-void sor_rx_connrq(unsigned int src, unsigned int client_id, u64 msg);
+bool sor_sk_tcp(const struct sock *sk);
+struct socket *sor_tcp_socket(int fd);
+void sor_setup_abandon(struct sor_conn *c);
 void sor_rx_connrpl(struct sor_conn *c, unsigned int src, u64 msg);
-int sor_setup_connect(struct sor_ctl *ctl, struct eusrv_sor_connect *rq,
-		      struct eusrv_sor_connect __user *out);
-int sor_setup_accept(struct sor_ctl *ctl, const struct eusrv_sor_accept *rq);
-int sor_setup_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
-int sor_setup_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
-void sor_setup_ctl_gone(struct sor_ctl *ctl);
-u32 sor_setup_listeners(void);
 void sor_setup_timer(struct sor_conn *c);
-void sor_setup_bg(struct sor_conn *c);
-void sor_setup_bg_release(struct sor_conn *c);
-void sor_setup_bg_free(struct sor_conn *c);
-void sor_setup_drop_dummy(struct sor_conn *c);
-void sor_setup_dummy(struct sor_conn *c);
-
-/*
- * What set-up needs of the file layer above it: the connection file (and
- * its descriptor) CONNECT and ACCEPT hand over.  Registered by the
- * module's init (sor_setup_init).
- */
-struct sor_setup_ops {
-	int (*file_open)(struct sor_conn *c, u32 flags);
-	void (*file_info)(struct sor_conn *c, struct eusrv_sor_info *in);
-};
-
-int sor_setup_init(const struct sor_setup_ops *ops);
-void sor_setup_exit(void);
-
-/* Fault injection (sor_debugfs.c): a slow server, ms each ConnRQ waits. */
-extern u32 sor_serve_delay_ms;
-/* ... a hostile server: the frame its ADDR names instead of its own (0: its own). */
-extern u64 sor_forge_addr;
 
 #endif /* EUSRV_SOR_SETUP_H */

@@ -5,7 +5,7 @@
  * connect() has returned EINPROGRESS with the connection file in place of
  * the socket, and the program may have put that file in an epoll set: so
  * the file stays and serves the socket: its poll (woken through a wait
- * entry on the socket's queue, the set-up's: sor_setup.c), read and
+ * entry on the socket's queue, added here: sor_tcp_watch), read and
  * write.  The program's own thread connects the socket: until the library
  * says it did (EUSRV_SOR_TCP_STARTED), the file is readable and writable,
  * which brings an event loop back to a call the library sees.  User space
@@ -21,7 +21,9 @@
 #include <linux/uio.h>
 #include <net/sock.h>
 
+#include "sor_fallback.h"
 #include "sor_file.h"
+#include "sor_tcp.h"
 
 /*
  * How long TCP_STARTED waits for the answer to the SYN: the program saw
@@ -120,4 +122,55 @@ int sor_tcp_socket_fd(struct sor_conn *c)
 	if (fd >= 0)
 		fd_install(fd, get_file(c->bound));
 	return fd;
+}
+
+/* The socket woke its waiters: so do we (any context, its queue locked). */
+static int sor_tcp_woken(struct wait_queue_entry *wq, unsigned int mode,
+			 int sync, void *key)
+{
+	struct sor_bg *bg = container_of(wq, struct sor_bg, tcp_wait);
+
+	wake_up_all(&bg->conn->wq);
+	kill_fasync(&bg->conn->fasync, SIGIO, POLL_IN);
+	return 0;
+}
+
+/*
+ * Have the wake-ups of C's socket wake the file's waiters; the caller then
+ * lets the file serve it (c->tcp).  The socket is not connected here: the
+ * program's own thread connects it (the library, on its next call on the
+ * descriptor, EUSRV_SOR_TCP_STARTED), so that its security policy, its
+ * seccomp filter and its credentials apply as to any connect() it makes.
+ */
+void sor_tcp_watch(struct sor_conn *c)
+{
+	struct socket *sock = sock_from_file(c->bound);
+	struct sor_bg *bg = c->bg;
+
+	init_waitqueue_func_entry(&bg->tcp_wait, sor_tcp_woken);
+	add_wait_queue(sk_sleep(sock->sk), &bg->tcp_wait);
+	bg->tcp_waiting = true;
+}
+
+/*
+ * The connection goes (its last reference, while it still holds the
+ * socket): no more wake-ups from the socket.  The file may be gone long
+ * before, and a set-up that turned to TCP just as the file went still
+ * adds its entry; only this is sure to come after it.
+ */
+static void sor_tcp_stop(struct sor_conn *c)
+{
+	if (c->bg->tcp_waiting)
+		remove_wait_queue(sk_sleep(sock_from_file(c->bound)->sk),
+				  &c->bg->tcp_wait);
+}
+
+/* Last reference, before the socket goes: the socket wakes us no more. */
+void sor_tcp_bg_free(struct sor_conn *c)
+{
+	if (!c->bg)
+		return;
+	sor_tcp_stop(c);
+	sor_charge_owner_put(&c->bg->owner);
+	kfree(c->bg);
 }
