@@ -325,12 +325,76 @@ static int eth_connect_dma(struct platform_device *pdev, struct eth_port *p)
 	return 0;
 }
 
+/* What the port starts with: the MAC's sequence numbers, coalescing, ring sizes. */
+static void eth_setup_defaults(struct eth_port *p)
+{
+	u32 coal;
+
+	p->mac_clr_seq = eth_mac_rd(p, EUSRV_MAC_SR_CLR_SEQ);
+	p->mdio_seq = eth_mac_rd(p, EUSRV_MAC_MDIO_DONE) & EUSRV_MAC_MDIO_DONE_SEQ_MASK;
+	eth_coal_to_cr(ETH_TX_COAL_FRAMES, ETH_TX_COAL_USECS, &coal);
+	p->ch[ETH_TX].coal = coal;
+	eth_coal_to_cr(ETH_RX_COAL_FRAMES, ETH_RX_COAL_USECS, &coal);
+	p->ch[ETH_RX].coal = coal;
+	p->tx_ring_size = ETH_TX_RING_DEFAULT;
+	p->rx_ring_size = ETH_RX_RING_DEFAULT;
+}
+
+/* The netdev's MTU range, address, operations and features. */
+static void eth_setup_netdev(struct eth_port *p)
+{
+	struct net_device *ndev = p->ndev;
+	struct device *dev = p->dev;
+
+	/* MTU_MAX comes from the hardware: believe it only within the spec. */
+	p->mtu_max = eth_mac_rd(p, EUSRV_MAC_MTU_MAX);
+	if (p->mtu_max < EUSRV_MAC_MTU_DEFAULT || p->mtu_max > EUSRV_MAC_MTU_JUMBO) {
+		dev_warn(dev, "MTU_MAX %u out of range: using %u\n", p->mtu_max,
+			 EUSRV_MAC_MTU_DEFAULT);
+		p->mtu_max = EUSRV_MAC_MTU_DEFAULT;
+	}
+	ndev->min_mtu = EUSRV_MAC_MTU_MIN;
+	ndev->max_mtu = p->mtu_max;
+	ndev->mtu = EUSRV_MAC_MTU_DEFAULT;
+
+	if (device_get_ethdev_address(dev, ndev)) {
+		eth_hw_addr_random(ndev);
+		dev_warn(dev, "no usable local-mac-address: random %pM\n", ndev->dev_addr);
+	}
+	ndev->netdev_ops = &eth_netdev_ops;
+	ndev->ethtool_ops = &eusrv_eth_ethtool_ops;
+	ndev->watchdog_timeo = 5 * HZ;
+	ndev->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
+			    NETIF_F_RXCSUM;
+	ndev->features = ndev->hw_features | NETIF_F_HIGHDMA;
+}
+
+/* The netdev registered, with its PHY attached. */
+static int eth_register(struct eth_port *p)
+{
+	struct net_device *ndev = p->ndev;
+	int ret;
+
+	strscpy(ndev->name, ETH_IFNAME, sizeof(ndev->name));
+	/* Nobody opens the interface before its PHY is attached. */
+	rtnl_lock();
+	ret = register_netdevice(ndev);
+	if (!ret) {
+		ret = eusrv_eth_phy_connect(p);
+		if (ret)
+			unregister_netdevice(ndev);
+	}
+	rtnl_unlock();
+	if (ret)
+		return dev_err_probe(p->dev, ret, "cannot register the netdev\n");
+	return 0;
+}
+
 static int eth_probe(struct platform_device *pdev)
 {
 	struct device *dev = &pdev->dev;
 	struct net_device *ndev;
 	struct eth_port *p;
-	u32 coal;
 	int ret;
 
 	ndev = devm_alloc_etherdev(dev, sizeof(*p));
@@ -367,37 +431,8 @@ static int eth_probe(struct platform_device *pdev)
 	if (ret)
 		return dev_err_probe(dev, ret, "no usable DMA mask\n");
 
-	p->mac_clr_seq = eth_mac_rd(p, EUSRV_MAC_SR_CLR_SEQ);
-	p->mdio_seq = eth_mac_rd(p, EUSRV_MAC_MDIO_DONE) & EUSRV_MAC_MDIO_DONE_SEQ_MASK;
-	eth_coal_to_cr(ETH_TX_COAL_FRAMES, ETH_TX_COAL_USECS, &coal);
-	p->ch[ETH_TX].coal = coal;
-	eth_coal_to_cr(ETH_RX_COAL_FRAMES, ETH_RX_COAL_USECS, &coal);
-	p->ch[ETH_RX].coal = coal;
-	p->tx_ring_size = ETH_TX_RING_DEFAULT;
-	p->rx_ring_size = ETH_RX_RING_DEFAULT;
-
-	/* MTU_MAX comes from the hardware: believe it only within the spec. */
-	p->mtu_max = eth_mac_rd(p, EUSRV_MAC_MTU_MAX);
-	if (p->mtu_max < EUSRV_MAC_MTU_DEFAULT || p->mtu_max > EUSRV_MAC_MTU_JUMBO) {
-		dev_warn(dev, "MTU_MAX %u out of range: using %u\n", p->mtu_max,
-			 EUSRV_MAC_MTU_DEFAULT);
-		p->mtu_max = EUSRV_MAC_MTU_DEFAULT;
-	}
-	ndev->min_mtu = EUSRV_MAC_MTU_MIN;
-	ndev->max_mtu = p->mtu_max;
-	ndev->mtu = EUSRV_MAC_MTU_DEFAULT;
-
-	ret = device_get_ethdev_address(dev, ndev);
-	if (ret) {
-		eth_hw_addr_random(ndev);
-		dev_warn(dev, "no usable local-mac-address: random %pM\n", ndev->dev_addr);
-	}
-	ndev->netdev_ops = &eth_netdev_ops;
-	ndev->ethtool_ops = &eusrv_eth_ethtool_ops;
-	ndev->watchdog_timeo = 5 * HZ;
-	ndev->hw_features = NETIF_F_SG | NETIF_F_IP_CSUM | NETIF_F_IPV6_CSUM |
-			    NETIF_F_RXCSUM;
-	ndev->features = ndev->hw_features | NETIF_F_HIGHDMA;
+	eth_setup_defaults(p);
+	eth_setup_netdev(p);
 	netif_napi_add_weight(ndev, &p->napi, eusrv_eth_poll, ETH_NAPI_WEIGHT);
 	/* The port stays disabled until the interface goes up. */
 	eusrv_eth_mac_disable(p);
@@ -410,20 +445,9 @@ static int eth_probe(struct platform_device *pdev)
 	ret = devm_request_irq(dev, p->mac_irq, eusrv_eth_mac_irq, 0, dev_name(dev), p);
 	if (ret)
 		goto del_napi;
-	strscpy(ndev->name, ETH_IFNAME, sizeof(ndev->name));
-	/* Nobody opens the interface before its PHY is attached. */
-	rtnl_lock();
-	ret = register_netdevice(ndev);
-	if (!ret) {
-		ret = eusrv_eth_phy_connect(p);
-		if (ret)
-			unregister_netdevice(ndev);
-	}
-	rtnl_unlock();
-	if (ret) {
-		dev_err_probe(dev, ret, "cannot register the netdev\n");
+	ret = eth_register(p);
+	if (ret)
 		goto del_napi;
-	}
 	ret = eusrv_eth_procfs_add(p);
 	if (ret)
 		netdev_warn(ndev, "no /proc/eusrv-eth/%s: %d\n", ndev->name, ret);

@@ -79,42 +79,36 @@ static void eth_tx_flush(struct eth_port *p)
 		eusrv_eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, p->tx.head - 1));
 }
 
-netdev_tx_t eusrv_eth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
+/*
+ * SKB's checksum in the descriptor's APP words where the engine can do it,
+ * else in software; -1 if it cannot be had (the packet is dropped).
+ */
+static int eth_tx_csum(struct eth_port *p, struct sk_buff *skb, u32 *app0,
+		       u32 *app1)
 {
-	struct eth_port *p = netdev_priv(ndev);
-	unsigned int nfrags = skb_shinfo(skb)->nr_frags, i;
-	u32 head = p->tx.head, n = 0, app0 = 0, app1 = 0, len = skb->len;
-	struct eusrv_axidma_desc *d;
-	dma_addr_t dma;
-	bool ring;
+	if (skb->ip_summed != CHECKSUM_PARTIAL)
+		return 0;
+	if (eth_tx_csum_app1(skb_checksum_start_offset(skb), skb->csum_offset,
+			     app1)) {
+		*app0 = EUSRV_AXIDMA_APP0_TX_CSUM;
+		eth_count(p, ETH_C_TX_CSUM);
+		return 0;
+	}
+	if (skb_checksum_help(skb))
+		return -1;
+	eth_count(p, ETH_C_TX_CSUM_SW);
+	return 0;
+}
 
-	if (eth_tx_free(p) < nfrags + 1) {
-		/* The queue is stopped before this can happen. */
-		netif_stop_queue(ndev);
-		eth_count(p, ETH_C_TX_BUSY);
-		eusrv_eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, head - 1));
-		return NETDEV_TX_BUSY;
-	}
-	/*
-	 * The socket gets its send-buffer room back now, not at the
-	 * completion interrupt: completions are coalesced, and a socket held
-	 * to the completion latency by TCP small queues leaves its port's
-	 * ring empty when the shared MAC's round robin comes by, so ports
-	 * would not get equal shares of a congested line.  BQL still bounds
-	 * what waits in the ring.
-	 */
-	skb_orphan(skb);
-	if (skb->ip_summed == CHECKSUM_PARTIAL) {
-		if (eth_tx_csum_app1(skb_checksum_start_offset(skb),
-				     skb->csum_offset, &app1)) {
-			app0 = EUSRV_AXIDMA_APP0_TX_CSUM;
-			eth_count(p, ETH_C_TX_CSUM);
-		} else if (skb_checksum_help(skb)) {
-			goto drop;
-		} else {
-			eth_count(p, ETH_C_TX_CSUM_SW);
-		}
-	}
+/*
+ * SKB's head and fragments mapped into descriptors from HEAD on: how many,
+ * 0 if none (all empty), or -ENOMEM with nothing left mapped.
+ */
+static int eth_tx_map(struct eth_port *p, struct sk_buff *skb, u32 head)
+{
+	unsigned int nfrags = skb_shinfo(skb)->nr_frags, i;
+	dma_addr_t dma;
+	u32 n = 0;
 
 	if (skb_headlen(skb)) {
 		dma = dma_map_single(p->dev, skb->data, skb_headlen(skb), DMA_TO_DEVICE);
@@ -135,7 +129,44 @@ netdev_tx_t eusrv_eth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 		eth_tx_put(p, head + n, dma, size, true, n ? 0 : EUSRV_AXIDMA_CTRL_SOF);
 		n++;
 	}
-	if (!n)
+	return n;
+
+unmap:
+	while (n--)
+		eth_tx_unmap(p, &p->tx_buf[eth_ring_slot(&p->tx, head + n)]);
+	eth_count(p, ETH_C_TX_MAP_ERR);
+	return -ENOMEM;
+}
+
+netdev_tx_t eusrv_eth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
+{
+	struct eth_port *p = netdev_priv(ndev);
+	unsigned int nfrags = skb_shinfo(skb)->nr_frags;
+	u32 head = p->tx.head, app0 = 0, app1 = 0, len = skb->len;
+	struct eusrv_axidma_desc *d;
+	bool ring;
+	int n;
+
+	if (eth_tx_free(p) < nfrags + 1) {
+		/* The queue is stopped before this can happen. */
+		netif_stop_queue(ndev);
+		eth_count(p, ETH_C_TX_BUSY);
+		eusrv_eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, head - 1));
+		return NETDEV_TX_BUSY;
+	}
+	/*
+	 * The socket gets its send-buffer room back now, not at the
+	 * completion interrupt: completions are coalesced, and a socket held
+	 * to the completion latency by TCP small queues leaves its port's
+	 * ring empty when the shared MAC's round robin comes by, so ports
+	 * would not get equal shares of a congested line.  BQL still bounds
+	 * what waits in the ring.
+	 */
+	skb_orphan(skb);
+	if (eth_tx_csum(p, skb, &app0, &app1))
+		goto drop;
+	n = eth_tx_map(p, skb, head);
+	if (n <= 0)
 		goto drop;
 
 	d = eth_ring_desc(&p->tx, head);
@@ -163,10 +194,6 @@ netdev_tx_t eusrv_eth_start_xmit(struct sk_buff *skb, struct net_device *ndev)
 		eusrv_eth_write_tail(p, ETH_TX, eth_ring_desc_ga(&p->tx, head + n - 1));
 	return NETDEV_TX_OK;
 
-unmap:
-	while (n--)
-		eth_tx_unmap(p, &p->tx_buf[eth_ring_slot(&p->tx, head + n)]);
-	eth_count(p, ETH_C_TX_MAP_ERR);
 drop:
 	atomic64_inc(&p->tx_dropped);
 	dev_kfree_skb_any(skb);
@@ -308,6 +335,50 @@ static void eth_rx_csum(struct eth_port *p, struct sk_buff *skb, u32 app2, u32 a
 	eth_count(p, ETH_C_RX_CSUM);
 }
 
+/*
+ * One receive buffer DATA taken off the ring, of LEN bytes and verdict R
+ * (descriptor STATUS, checksum words APP2 and APP3): up the stack, or
+ * dropped and counted.  True if it went up.
+ */
+static bool eth_rx_one(struct eth_port *p, u32 status, enum eth_rx_done r,
+		       void *data, u32 len, u32 app2, u32 app3)
+{
+	struct sk_buff *skb;
+
+	if (p->rx_skip && !(status & EUSRV_AXIDMA_ST_RXSOF)) {
+		/* The rest of a frame already dropped. */
+		if (status & EUSRV_AXIDMA_ST_RXEOF)
+			p->rx_skip = false;
+		skb_free_frag(data);
+		return false;
+	}
+	p->rx_skip = false;
+	if (r != ETH_RX_OK) {
+		if (r == ETH_RX_PART) {
+			eth_count(p, ETH_C_RX_PART);
+			p->rx_skip = !(status & EUSRV_AXIDMA_ST_RXEOF);
+		} else {
+			eth_count(p, ETH_C_RX_BAD_LEN);
+		}
+		atomic64_inc(&p->rx_errors);
+		skb_free_frag(data);
+		return false;
+	}
+	skb = napi_build_skb(data, p->rx_truesize);
+	if (!skb) {
+		eth_count(p, ETH_C_RX_NO_SKB);
+		atomic64_inc(&p->rx_dropped);
+		skb_free_frag(data);
+		return false;
+	}
+	skb_reserve(skb, ETH_RX_HEADROOM);
+	skb_put(skb, len);
+	skb->protocol = eth_type_trans(skb, p->ndev);
+	eth_rx_csum(p, skb, app2, app3);
+	napi_gro_receive(&p->napi, skb);
+	return true;
+}
+
 static int eth_rx(struct eth_port *p, int budget)
 {
 	unsigned int pkts = 0, bytes = 0;
@@ -320,7 +391,6 @@ static int eth_rx(struct eth_port *p, int budget)
 		u32 status = le32_to_cpu(READ_ONCE(d->status));
 		enum eth_rx_done r;
 		u32 app2, app3, len = 0;
-		struct sk_buff *skb;
 		void *data;
 
 		if (!(status & EUSRV_AXIDMA_ST_CMPLT))
@@ -343,39 +413,10 @@ static int eth_rx(struct eth_port *p, int budget)
 		p->rx.tail = idx + 1;
 		done++;
 
-		if (p->rx_skip && !(status & EUSRV_AXIDMA_ST_RXSOF)) {
-			/* The rest of a frame already dropped. */
-			if (status & EUSRV_AXIDMA_ST_RXEOF)
-				p->rx_skip = false;
-			skb_free_frag(data);
-			continue;
+		if (eth_rx_one(p, status, r, data, len, app2, app3)) {
+			pkts++;
+			bytes += len;
 		}
-		p->rx_skip = false;
-		if (r != ETH_RX_OK) {
-			if (r == ETH_RX_PART) {
-				eth_count(p, ETH_C_RX_PART);
-				p->rx_skip = !(status & EUSRV_AXIDMA_ST_RXEOF);
-			} else {
-				eth_count(p, ETH_C_RX_BAD_LEN);
-			}
-			atomic64_inc(&p->rx_errors);
-			skb_free_frag(data);
-			continue;
-		}
-		skb = napi_build_skb(data, p->rx_truesize);
-		if (!skb) {
-			eth_count(p, ETH_C_RX_NO_SKB);
-			atomic64_inc(&p->rx_dropped);
-			skb_free_frag(data);
-			continue;
-		}
-		skb_reserve(skb, ETH_RX_HEADROOM);
-		skb_put(skb, len);
-		skb->protocol = eth_type_trans(skb, p->ndev);
-		eth_rx_csum(p, skb, app2, app3);
-		pkts++;
-		bytes += len;
-		napi_gro_receive(&p->napi, skb);
 	}
 	if (pkts) {
 		u64_stats_update_begin(&p->syncp);

@@ -651,134 +651,165 @@ static int give_pktoptions(struct usor_conn *c, int cfd, int level, int name,
 
 #define NOT_OURS	1
 
-/* What C answers itself: 0, a negative errno, or NOT_OURS. */
-static int own_get(struct usor_conn *c, int cfd, int level, int name,
-		   void *val, socklen_t *len)
+/* SOL_SOCKET options C answers itself: 0, a negative errno, or NOT_OURS. */
+static int own_get_socket(struct usor_conn *c, int cfd, int name, void *val,
+			  socklen_t *len)
 {
 	int32_t err = 0;
 	int v, l, e;
 
-	switch (level) {
-	case SOL_SOCKET:
-		switch (name) {
-		case SO_TYPE:
-			v = SOCK_STREAM;
-			return give_sk(val, len, &v, sizeof(v));
-		case SO_PROTOCOL:
-			v = IPPROTO_TCP;
-			return give_sk(val, len, &v, sizeof(v));
-		case SO_DOMAIN:
-			v = c->family;
-			return give_sk(val, len, &v, sizeof(v));
-		case SO_ACCEPTCONN:
-			v = 0;
-			return give_sk(val, len, &v, sizeof(v));
-		case SO_ERROR:
-			e = user_len(len, &l);
-			if (e || l < 0)
-				return e ? e : -EINVAL;
-			if (usor_r->ioctl(cfd, EUSRV_SOR_GET_ERROR, &err) < 0)
-				return -errno;
-			v = err;
-			return give_sk(val, len, &v, sizeof(v));
-		case SO_SNDBUF:
-			v = (int)c->snd.size;
-			return give_sk(val, len, &v, sizeof(v));
-		case SO_RCVBUF:
-			v = (int)c->rcv.size;
-			return give_sk(val, len, &v, sizeof(v));
-		case SO_RCVTIMEO_OLD:
-		case SO_RCVTIMEO_NEW:
-			return give_timeout(val, len, name,
-					    __atomic_load_n(&c->rcvtimeo_ns, __ATOMIC_RELAXED));
-		case SO_SNDTIMEO_OLD:
-		case SO_SNDTIMEO_NEW:
-			return give_timeout(val, len, name,
-					    __atomic_load_n(&c->sndtimeo_ns, __ATOMIC_RELAXED));
-		case SO_PEERNAME:
-			return give_peername(c, val, len);
-		case SO_COOKIE:
-			if (!c->cookie)
-				break;	/* the answering socket's, then */
-			e = user_len(len, &l);
-			if (e || l < (int)sizeof(c->cookie))
-				return e ? e : -EINVAL;
-			return give_sk(val, len, &c->cookie, sizeof(c->cookie));
-		default:
-			break;
-		}
+	switch (name) {
+	case SO_TYPE:
+		v = SOCK_STREAM;
+		return give_sk(val, len, &v, sizeof(v));
+	case SO_PROTOCOL:
+		v = IPPROTO_TCP;
+		return give_sk(val, len, &v, sizeof(v));
+	case SO_DOMAIN:
+		v = c->family;
+		return give_sk(val, len, &v, sizeof(v));
+	case SO_ACCEPTCONN:
+		v = 0;
+		return give_sk(val, len, &v, sizeof(v));
+	case SO_ERROR:
+		e = user_len(len, &l);
+		if (e || l < 0)
+			return e ? e : -EINVAL;
+		if (usor_r->ioctl(cfd, EUSRV_SOR_GET_ERROR, &err) < 0)
+			return -errno;
+		v = err;
+		return give_sk(val, len, &v, sizeof(v));
+	case SO_SNDBUF:
+		v = (int)c->snd.size;
+		return give_sk(val, len, &v, sizeof(v));
+	case SO_RCVBUF:
+		v = (int)c->rcv.size;
+		return give_sk(val, len, &v, sizeof(v));
+	case SO_RCVTIMEO_OLD:
+	case SO_RCVTIMEO_NEW:
+		return give_timeout(val, len, name,
+				    __atomic_load_n(&c->rcvtimeo_ns, __ATOMIC_RELAXED));
+	case SO_SNDTIMEO_OLD:
+	case SO_SNDTIMEO_NEW:
+		return give_timeout(val, len, name,
+				    __atomic_load_n(&c->sndtimeo_ns, __ATOMIC_RELAXED));
+	case SO_PEERNAME:
+		return give_peername(c, val, len);
+	case SO_COOKIE:
+		if (!c->cookie)
+			break;	/* the answering socket's, then */
+		e = user_len(len, &l);
+		if (e || l < (int)sizeof(c->cookie))
+			return e ? e : -EINVAL;
+		return give_sk(val, len, &c->cookie, sizeof(c->cookie));
+	default:
 		break;
-	case IPPROTO_IP:
-		switch (name) {
-		case IP_MTU:
-			e = user_len(len, &l);
-			if (e || l < 0)
-				return e ? e : -EINVAL;
-			v = route_mtu(c);
-			return v ? give_ip(val, len, v) : -ENOTCONN;
-		case IP_PKTOPTIONS:
-			return give_pktoptions(c, cfd, level, name, val, len);
-		case IP_PROTOCOL:	/* a TCP socket's inet_num: its port */
-			return give_ip(val, len, ntohs(c->local.sin_port));
-		case IP_MULTICAST_TTL:
-			if (c->syn_ttl)
-				return give_ip(val, len, c->syn_ttl);
-			break;
-		default:
-			break;
-		}
-		break;
-	case IPPROTO_IPV6:
-		if (c->family != AF_INET6)
-			return -EOPNOTSUPP;	/* IPV6_ADDRFORM made it IPv4 */
-		switch (name) {
-		case IPV6_ADDRFORM:
-			return give_ip6(val, len, c->family);
-		case IPV6_2292PKTOPTIONS:
-			return give_pktoptions(c, cfd, level, name, val, len);
-		case IPV6_MTU:
-			if (!len)
-				return -EFAULT;
-			v = route_mtu(c);
-			return v ? give_ip6(val, len, v) : -ENOTCONN;
-		case IPV6_PATHMTU: {
-			struct ip6_mtuinfo mi;
+	}
+	return NOT_OURS;
+}
 
-			e = user_len(len, &l);
-			if (e || (unsigned int)l < sizeof(mi))
-				return e ? e : -EINVAL;
-			memset(&mi, 0, sizeof(mi));
-			mi.ip6m_mtu = (uint32_t)route_mtu(c);
-			if (!mi.ip6m_mtu)
-				return -ENOTCONN;
-			return put(val, len, &mi, sizeof(mi));
-		}
-		case IPV6_MULTICAST_HOPS:
-			if (c->syn_ttl)
-				return give_ip6(val, len, c->syn_ttl);
-			break;
-		case IPV6_MULTICAST_IF:
-			if (c->syn_ttl)
-				return give_ip6(val, len, c->syn_ifindex);
-			break;
-		default:
-			break;
-		}
-		break;
-	case IPPROTO_TCP:
-		switch (name) {
-		case TCP_MAXSEG:
-			return give_tcp(val, len, USOR_MSS);
-		case TCP_INFO:
-			return give_tcp_info(c, cfd, val, len);
-		default:
-			break;
-		}
+/* IPPROTO_IP options, likewise. */
+static int own_get_ip(struct usor_conn *c, int cfd, int name, void *val,
+		      socklen_t *len)
+{
+	int v, l, e;
+
+	switch (name) {
+	case IP_MTU:
+		e = user_len(len, &l);
+		if (e || l < 0)
+			return e ? e : -EINVAL;
+		v = route_mtu(c);
+		return v ? give_ip(val, len, v) : -ENOTCONN;
+	case IP_PKTOPTIONS:
+		return give_pktoptions(c, cfd, IPPROTO_IP, name, val, len);
+	case IP_PROTOCOL:	/* a TCP socket's inet_num: its port */
+		return give_ip(val, len, ntohs(c->local.sin_port));
+	case IP_MULTICAST_TTL:
+		if (c->syn_ttl)
+			return give_ip(val, len, c->syn_ttl);
 		break;
 	default:
 		break;
 	}
 	return NOT_OURS;
+}
+
+/* IPPROTO_IPV6 options, likewise. */
+static int own_get_ip6(struct usor_conn *c, int cfd, int name, void *val,
+		       socklen_t *len)
+{
+	int v, l, e;
+
+	if (c->family != AF_INET6)
+		return -EOPNOTSUPP;	/* IPV6_ADDRFORM made it IPv4 */
+	switch (name) {
+	case IPV6_ADDRFORM:
+		return give_ip6(val, len, c->family);
+	case IPV6_2292PKTOPTIONS:
+		return give_pktoptions(c, cfd, IPPROTO_IPV6, name, val, len);
+	case IPV6_MTU:
+		if (!len)
+			return -EFAULT;
+		v = route_mtu(c);
+		return v ? give_ip6(val, len, v) : -ENOTCONN;
+	case IPV6_PATHMTU: {
+		struct ip6_mtuinfo mi;
+
+		e = user_len(len, &l);
+		if (e || (unsigned int)l < sizeof(mi))
+			return e ? e : -EINVAL;
+		memset(&mi, 0, sizeof(mi));
+		mi.ip6m_mtu = (uint32_t)route_mtu(c);
+		if (!mi.ip6m_mtu)
+			return -ENOTCONN;
+		return put(val, len, &mi, sizeof(mi));
+	}
+	case IPV6_MULTICAST_HOPS:
+		if (c->syn_ttl)
+			return give_ip6(val, len, c->syn_ttl);
+		break;
+	case IPV6_MULTICAST_IF:
+		if (c->syn_ttl)
+			return give_ip6(val, len, c->syn_ifindex);
+		break;
+	default:
+		break;
+	}
+	return NOT_OURS;
+}
+
+/* IPPROTO_TCP options, likewise. */
+static int own_get_tcp(struct usor_conn *c, int cfd, int name, void *val,
+		       socklen_t *len)
+{
+	switch (name) {
+	case TCP_MAXSEG:
+		return give_tcp(val, len, USOR_MSS);
+	case TCP_INFO:
+		return give_tcp_info(c, cfd, val, len);
+	default:
+		break;
+	}
+	return NOT_OURS;
+}
+
+/* What C answers itself: 0, a negative errno, or NOT_OURS. */
+static int own_get(struct usor_conn *c, int cfd, int level, int name,
+		   void *val, socklen_t *len)
+{
+	switch (level) {
+	case SOL_SOCKET:
+		return own_get_socket(c, cfd, name, val, len);
+	case IPPROTO_IP:
+		return own_get_ip(c, cfd, name, val, len);
+	case IPPROTO_IPV6:
+		return own_get_ip6(c, cfd, name, val, len);
+	case IPPROTO_TCP:
+		return own_get_tcp(c, cfd, name, val, len);
+	default:
+		return NOT_OURS;
+	}
 }
 
 int usor_conn_getopt(struct usor_conn *c, int cfd, int level, int name,

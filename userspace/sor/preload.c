@@ -156,18 +156,9 @@ static void fork_child(void)
 
 #define NEXT(field, name) (*(void **)&preload_real.field = next(name))
 
-static void resolve(void)
+/* The next library's calls that the library's own ops go to as they are. */
+static void resolve_next(void)
 {
-	int saved = errno, s = 0;
-
-	if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) == 2)
-		return;
-	if (!__atomic_compare_exchange_n(&ready, &s, 1, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
-		while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) != 2)
-			sched_yield();
-		return;
-	}
 	NEXT(connect, "connect");
 	NEXT(bind, "bind");
 	NEXT(listen, "listen");
@@ -207,6 +198,11 @@ static void resolve(void)
 	*(void **)&next_fstat_t64 = next("__fstat64_time64");
 	*(void **)&next_fstatat_t64 = next("__fstatat64_time64");
 #endif
+}
+
+/* The calls the library's ops take from here, each fixed for its use. */
+static void resolve_fixed(void)
+{
 	preload_real.gettid = cached_gettid;
 	preload_real.getpid = preload_getpid;
 	*(void **)&next_fcntl = next("fcntl");
@@ -229,10 +225,26 @@ static void resolve(void)
 	preload_real.ioctl_wait = ioctl_cancel;
 	preload_real.wait_begin = wait_begin;
 	preload_real.wait_end = wait_end;
-	pthread_key_create(&preload_wait_key, usor_wait_abandoned);
 	preload_real.open = open_fixed;
 	preload_real.dup3 = dup3_fixed;
 	preload_real.getenv = getenv_fixed;
+}
+
+static void resolve(void)
+{
+	int saved = errno, s = 0;
+
+	if (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) == 2)
+		return;
+	if (!__atomic_compare_exchange_n(&ready, &s, 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) != 2)
+			sched_yield();
+		return;
+	}
+	resolve_next();
+	resolve_fixed();
+	pthread_key_create(&preload_wait_key, usor_wait_abandoned);
 	usor_set_real(&preload_real);
 	pthread_atfork(usor_fork_prepare, usor_fork_parent, fork_child);
 	__atomic_store_n(&ready, 2, __ATOMIC_RELEASE);

@@ -371,150 +371,256 @@ static bool found_nonblocking(struct usor_ring *r, int *nonblock, int e)
 	return true;
 }
 
+/* ---- one call's steps ------------------------------------------------------- */
+
+/*
+ * A receive or a send goes round one loop of steps under its direction's
+ * lock; each step says how the loop goes on.  Waiting steps may also
+ * return a negative errno: the lock is not held then.
+ */
+enum step {
+	STEP_AGAIN,	/* look at the ring again */
+	STEP_DONE,	/* the call is over: its result is set */
+	STEP_ON,	/* on to the next step */
+};
+
+/* What a call knows of waiting, across the loop's rounds. */
+struct call_wait {
+	int nonblock;		/* 1, 0, or -1: ask the file when it matters */
+	int64_t deadline;	/* -1: none */
+	bool timed;		/* deadline set */
+	bool spun;		/* spun since the last sleep */
+};
+
+static void call_wait_init(struct call_wait *w, const struct usor_xfer *x)
+{
+	w->nonblock = x->flags & USOR_X_DONTWAIT ? 1 : -1;
+	w->deadline = -1;
+	w->timed = false;
+	w->spun = false;
+}
+
+/*
+ * Whether the call must not wait (it ends with what it did, or -EAGAIN);
+ * if it may, its deadline is set from TIMEOUT_NS.
+ */
+static bool call_nonblocking(struct usor_ring *r, const struct usor_kops *k,
+			     void *ctx, struct call_wait *w, int64_t timeout_ns)
+{
+	w->nonblock = nonblock_now(r, k, ctx, w->nonblock);
+	if (w->nonblock > 0)
+		return true;
+	if (!w->timed) {
+		w->deadline = deadline_of(k, ctx, timeout_ns);
+		w->timed = true;
+	}
+	return false;
+}
+
+/* A call that moved DONE bytes ends with them, or else with ERR. */
+static ssize_t done_or(size_t done, ssize_t err)
+{
+	return done ? (ssize_t)done : err;
+}
+
 /* ---- receive -------------------------------------------------------------- */
+
+struct recv_call {
+	struct usor_ring *r;
+	const struct usor_kops *k;
+	void *ctx;
+	const struct usor_xfer *x;
+	const struct iovec *iov;
+	int iovcnt;
+	size_t want, done;
+	bool peek, waitall, discard;
+	bool fresh;		/* the tail itself was read, not the cached one */
+	bool slept;		/* ... since the last data: learn how long */
+	int64_t waiting_since;
+	struct call_wait w;
+	struct cursor c;
+};
+
+/* Copy N bytes from HEAD: from the start of the buffer for a peek. */
+static void recv_copy(struct recv_call *rc, uint32_t head, uint32_t n)
+{
+	if (rc->peek)
+		cur_init(&rc->c, rc->iov, rc->iovcnt);
+	ring_to_iov(rc->r, head, n, &rc->c, rc->discard);
+}
+
+/* Take what the ring holds, AVAIL bytes from HEAD, as the call asks. */
+static enum step recv_take(struct recv_call *rc, uint32_t head, uint32_t avail,
+			   ssize_t *ret)
+{
+	struct usor_ring *r = rc->r;
+	struct eusrv_sor_ring_hdr *h = r->hdr;
+	size_t n;
+
+	if (rc->slept) {
+		spin_learn_wait(r, rc->x->spin_ns,
+				rc->k->now_ns(rc->ctx) - rc->waiting_since);
+		rc->slept = false;
+	}
+	if (rc->peek) {
+		n = avail < rc->want ? avail : rc->want;
+		if (n < rc->want && rc->waitall)
+			return STEP_ON;
+		recv_copy(rc, head, (uint32_t)n);
+		*ret = (ssize_t)n;
+		return STEP_DONE;
+	}
+	n = rc->want - rc->done;
+	if (n > avail)
+		n = avail;
+	recv_copy(rc, head, (uint32_t)n);
+	USOR_STORE_REL(&h->head, head + (uint32_t)n);
+	/* The tail is read only when credit may be due. */
+	if (head + (uint32_t)n - USOR_LOAD(&h->reported) >= r->size / 4 &&
+	    eusrv_sor_credit_due(head + (uint32_t)n, USOR_LOAD_ACQ(&h->tail),
+				 USOR_LOAD(&h->reported), r->size))
+		rc->k->credit(rc->ctx);
+	rc->done += n;
+	if (rc->done == rc->want || !rc->waitall) {
+		*ret = (ssize_t)rc->done;
+		return STEP_DONE;
+	}
+	return STEP_AGAIN;	/* more may be there already */
+}
+
+/*
+ * Nothing (more) to take: the end, if the ring says so (its error, EOF, a
+ * shutdown here or by another thread meanwhile).  *FLAGS: as read.
+ */
+static enum step recv_end(struct recv_call *rc, uint32_t head, uint32_t tail,
+			  uint32_t *flags, ssize_t *ret)
+{
+	struct eusrv_sor_ring_hdr *h = rc->r->hdr;
+	uint32_t avail = tail - head;
+	int e;
+
+	*flags = USOR_LOAD_ACQ(&h->flags);
+	if (*flags & EUSRV_SOR_RF_ERROR) {
+		e = rc->k->get_error(rc->ctx);
+		if (rc->done)
+			*ret = (ssize_t)rc->done;
+		else if (rc->peek && avail)
+			*ret = avail < rc->want ? (ssize_t)avail : (ssize_t)rc->want;
+		else
+			*ret = e ? -e : 0;
+		if (rc->peek && avail && *ret > 0)
+			recv_copy(rc, head, (uint32_t)*ret);
+		return STEP_DONE;
+	}
+	if (!(*flags & (EUSRV_SOR_RF_EOF | EUSRV_SOR_RF_SHUT)) &&
+	    !(rc->x->flags & USOR_X_SHUT_RD))
+		return STEP_ON;
+	/* The tail is final once EOF is set: re-check it. */
+	if (USOR_LOAD_ACQ(&h->tail) != tail)
+		return STEP_AGAIN;
+	if (rc->peek && avail) {
+		recv_copy(rc, head, avail);
+		*ret = avail;
+	} else {
+		*ret = (ssize_t)rc->done;
+	}
+	return STEP_DONE;
+}
+
+/*
+ * Wait for data beyond TAIL (the ring's FLAGS as read): spin first where
+ * that pays, then sleep in the driver, never with the lock held.  A step,
+ * or a negative errno with the lock not held.
+ */
+static int recv_wait(struct recv_call *rc, uint32_t tail, uint32_t flags,
+		     ssize_t *ret)
+{
+	struct usor_ring *r = rc->r;
+	const struct usor_kops *k = rc->k;
+	struct eusrv_sor_ring_hdr *h = r->hdr;
+	uint32_t rev = 0;
+	int64_t left;
+	int e;
+
+	if (call_nonblocking(r, k, rc->ctx, &rc->w, rc->x->timeout_ns)) {
+		*ret = done_or(rc->done, -EAGAIN);
+		return STEP_DONE;
+	}
+	if (!rc->w.spun) {
+		int64_t budget = spin_budget(r, rc->x->spin_ns);
+
+		rc->w.spun = true;
+		if (!rc->slept)
+			rc->waiting_since = k->now_ns(rc->ctx);
+		if (budget > 0) {
+			usor_ring_unlock(r, k, rc->ctx, EUSRV_SOR_LOCK_RECV);
+			spin(k, rc->ctx, &h->tail, tail, &h->flags, flags, budget);
+			spin_learn(r, rc->x->spin_ns, budget,
+				   USOR_LOAD_ACQ(&h->tail) != tail);
+			e = usor_ring_lock(r, k, rc->ctx, EUSRV_SOR_LOCK_RECV);
+			return e ? e : STEP_AGAIN;
+		}
+	}
+	left = time_left(k, rc->ctx, rc->w.deadline);
+	if (!left) {
+		*ret = done_or(rc->done, -EAGAIN);
+		return STEP_DONE;
+	}
+	usor_ring_unlock(r, k, rc->ctx, EUSRV_SOR_LOCK_RECV);
+	e = k->wait(rc->ctx, EUSRV_SOR_W_RECV, rc->w.nonblock, left, 0, &rev);
+	if (e && e != -ETIMEDOUT && !found_nonblocking(r, &rc->w.nonblock, e))
+		return e;
+	rc->slept = !e;
+	e = usor_ring_lock(r, k, rc->ctx, EUSRV_SOR_LOCK_RECV);
+	if (e)
+		return e;
+	rc->w.spun = false;
+	return STEP_AGAIN;
+}
 
 ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		      const struct iovec *iov, int iovcnt,
 		      const struct usor_xfer *x)
 {
-	struct eusrv_sor_ring_hdr *h = r->hdr;
-	bool peek = x->flags & USOR_X_PEEK, waitall = x->flags & USOR_X_WAITALL;
-	bool discard = x->flags & USOR_X_TRUNC;
-	size_t want = iov_total(iov, iovcnt), done = 0;
-	int nonblock = x->flags & USOR_X_DONTWAIT ? 1 : -1;	/* -1: ask */
-	int64_t deadline = -1, waiting_since = 0;
-	bool spun = false, timed = false, fresh = false, slept = false;
-	struct cursor c;
+	struct recv_call rc = {
+		.r = r, .k = k, .ctx = ctx, .x = x, .iov = iov, .iovcnt = iovcnt,
+		.want = iov_total(iov, iovcnt),
+		.peek = x->flags & USOR_X_PEEK,
+		.waitall = x->flags & USOR_X_WAITALL,
+		.discard = x->flags & USOR_X_TRUNC,
+	};
 	ssize_t ret;
+	int s;
 
-	if (!want)
+	if (!rc.want)
 		return 0;
-	cur_init(&c, iov, iovcnt);
+	call_wait_init(&rc.w, x);
+	cur_init(&rc.c, iov, iovcnt);
 	ret = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 	if (ret)
 		return ret;
 	for (;;) {
-		uint32_t head = USOR_LOAD(&h->head), tail = seen_tail(r, head, fresh);
-		uint32_t avail = tail - head, flags, rev = 0;
-		int64_t left;
-		int e;
+		uint32_t head = USOR_LOAD(&r->hdr->head);
+		uint32_t tail = seen_tail(r, head, rc.fresh), flags = 0;
 
-		if (avail > r->size) {
-			ret = done ? (ssize_t)done : -EIO;
+		if (tail - head > r->size) {
+			ret = done_or(rc.done, -EIO);
 			break;
 		}
-		if (avail) {
-			if (slept) {
-				spin_learn_wait(r, x->spin_ns,
-						k->now_ns(ctx) - waiting_since);
-				slept = false;
-			}
-			if (peek) {
-				uint32_t n = avail < want ? avail : (uint32_t)want;
-
-				if (n == want || !waitall) {
-					cur_init(&c, iov, iovcnt);
-					ring_to_iov(r, head, n, &c, discard);
-					ret = n;
-					break;
-				}
-			} else {
-				size_t n = want - done;
-
-				if (n > avail)
-					n = avail;
-				ring_to_iov(r, head, (uint32_t)n, &c, discard);
-				USOR_STORE_REL(&h->head, head + (uint32_t)n);
-				/* The tail is read only when credit may be due. */
-				if (head + (uint32_t)n - USOR_LOAD(&h->reported) >= r->size / 4 &&
-				    eusrv_sor_credit_due(head + (uint32_t)n, USOR_LOAD_ACQ(&h->tail),
-							 USOR_LOAD(&h->reported), r->size))
-					k->credit(ctx);
-				done += n;
-				if (done == want || !waitall) {
-					ret = (ssize_t)done;
-					break;
-				}
-				continue;	/* more may be there already */
-			}
-		}
-		/* Short by what was known: look at the tail itself first. */
-		if (!fresh) {
-			fresh = true;
+		s = tail != head ? recv_take(&rc, head, tail - head, &ret) : STEP_ON;
+		if (s == STEP_ON && !rc.fresh) {
+			/* Short by what was known: look at the tail itself first. */
+			rc.fresh = true;
 			continue;
 		}
-		/* Nothing (more) to take: EOF, error, or wait. */
-		flags = USOR_LOAD_ACQ(&h->flags);
-		if (flags & EUSRV_SOR_RF_ERROR) {
-			e = k->get_error(ctx);
-			if (done)
-				ret = (ssize_t)done;
-			else if (peek && avail)
-				ret = avail < want ? (ssize_t)avail : (ssize_t)want;
-			else
-				ret = e ? -e : 0;
-			if (peek && avail && ret > 0) {
-				cur_init(&c, iov, iovcnt);
-				ring_to_iov(r, head, (uint32_t)ret, &c, discard);
-			}
+		if (s == STEP_ON)
+			s = recv_end(&rc, head, tail, &flags, &ret);
+		if (s == STEP_ON)
+			s = recv_wait(&rc, tail, flags, &ret);
+		if (s < 0)
+			return done_or(rc.done, s);
+		if (s == STEP_DONE)
 			break;
-		}
-		/* Shut down for reading, here or by another thread meanwhile. */
-		if ((flags & (EUSRV_SOR_RF_EOF | EUSRV_SOR_RF_SHUT)) ||
-		    (x->flags & USOR_X_SHUT_RD)) {
-			/* The tail is final once EOF is set: re-check it. */
-			if (USOR_LOAD_ACQ(&h->tail) != tail)
-				continue;
-			if (peek && avail) {
-				cur_init(&c, iov, iovcnt);
-				ring_to_iov(r, head, avail, &c, discard);
-				ret = avail;
-			} else {
-				ret = (ssize_t)done;
-			}
-			break;
-		}
-		nonblock = nonblock_now(r, k, ctx, nonblock);
-		if (nonblock > 0) {
-			ret = done ? (ssize_t)done : -EAGAIN;
-			break;
-		}
-		if (!timed) {
-			deadline = deadline_of(k, ctx, x->timeout_ns);
-			timed = true;
-		}
-		if (!spun) {
-			int64_t budget = spin_budget(r, x->spin_ns);
-
-			spun = true;
-			if (!slept)
-				waiting_since = k->now_ns(ctx);
-			if (budget > 0) {
-				usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
-				spin(k, ctx, &h->tail, tail, &h->flags, flags, budget);
-				spin_learn(r, x->spin_ns, budget,
-					   USOR_LOAD_ACQ(&h->tail) != tail);
-				e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
-				if (e)
-					return done ? (ssize_t)done : e;
-				continue;
-			}
-		}
-		left = time_left(k, ctx, deadline);
-		if (!left) {
-			ret = done ? (ssize_t)done : -EAGAIN;
-			break;
-		}
-		/* Never waiting with the lock held (others may go on meanwhile). */
-		usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
-		e = k->wait(ctx, EUSRV_SOR_W_RECV, nonblock, left, 0, &rev);
-		if (e && e != -ETIMEDOUT && !found_nonblocking(r, &nonblock, e))
-			return done ? (ssize_t)done : e;
-		slept = !e;
-		e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
-		if (e)
-			return done ? (ssize_t)done : e;
-		spun = false;
 	}
 	usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_RECV);
 	return ret;
@@ -522,116 +628,157 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 
 /* ---- send ----------------------------------------------------------------- */
 
+struct send_call {
+	struct usor_ring *r;
+	const struct usor_kops *k;
+	void *ctx;
+	const struct usor_xfer *x;
+	struct usor_src *src;
+	size_t left, done;
+	uint32_t whole;		/* a small blocking send goes in whole: its size */
+	struct call_wait w;
+	struct cursor c;
+};
+
+/* The call ends before it fills: the connection's error, its end, or all sent. */
+static enum step send_end(struct send_call *sc, uint32_t flags, ssize_t *ret)
+{
+	int e;
+
+	if (flags & EUSRV_SOR_RF_ERROR) {
+		e = sc->k->get_error(sc->ctx);
+		*ret = done_or(sc->done, -(e ? e : EPIPE));
+	} else if (flags & (EUSRV_SOR_RF_PEER_CLOSED | EUSRV_SOR_RF_SHUT)) {
+		*ret = done_or(sc->done, -EPIPE);
+	} else if (!sc->left) {
+		*ret = (ssize_t)sc->done;
+	} else {
+		return STEP_ON;
+	}
+	return STEP_DONE;
+}
+
+/*
+ * Copy into the ring's room (USED of it taken from HEAD to TAIL) and move
+ * the tail, asking the driver to push when it wants to be told.  STEP_ON:
+ * the ring is full for this send.
+ */
+static enum step send_fill(struct send_call *sc, uint32_t head, uint32_t tail,
+			   uint32_t used, ssize_t *ret)
+{
+	struct usor_ring *r = sc->r;
+	struct eusrv_sor_ring_hdr *h = r->hdr;
+	ssize_t n = src_to_ring(r, tail, r->size - used, sc->src, &sc->c,
+				&sc->left);
+
+	if (n > 0) {
+		USOR_STORE_REL(&h->tail, tail + (uint32_t)n);
+		sc->done += (size_t)n;
+		/* Pairs with the driver's barrier after setting want. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (USOR_LOAD(&h->need_push))
+			sc->k->push(sc->ctx);
+	} else if (n < 0) {
+		*ret = done_or(sc->done, n);
+		return STEP_DONE;
+	}
+	if (!sc->left || (sc->src->fill && n == 0)) {
+		*ret = (ssize_t)sc->done;
+		return STEP_DONE;
+	}
+	if (USOR_LOAD_ACQ(&h->head) != head)
+		return STEP_AGAIN;
+	if ((uint32_t)(tail + (uint32_t)n - head) < r->size)
+		return STEP_AGAIN;	/* short fill: go on */
+	return STEP_ON;
+}
+
+/*
+ * The ring is full for this send (its FLAGS as read): spin once where the
+ * call asks, else sleep in the driver, never with the lock held.  A step,
+ * or a negative errno with the lock not held.
+ */
+static int send_wait(struct send_call *sc, uint32_t flags, ssize_t *ret)
+{
+	struct usor_ring *r = sc->r;
+	const struct usor_kops *k = sc->k;
+	struct eusrv_sor_ring_hdr *h = r->hdr;
+	uint32_t rev = 0;
+	int64_t left_ns;
+	int e;
+
+	if (call_nonblocking(r, k, sc->ctx, &sc->w, sc->x->timeout_ns)) {
+		*ret = done_or(sc->done, -EAGAIN);
+		return STEP_DONE;
+	}
+	left_ns = time_left(k, sc->ctx, sc->w.deadline);
+	if (!left_ns) {
+		*ret = done_or(sc->done, -EAGAIN);
+		return STEP_DONE;
+	}
+	usor_ring_unlock(r, k, sc->ctx, EUSRV_SOR_LOCK_SEND);
+	if (sc->x->spin_ns > 0 && !sc->w.spun) {
+		sc->w.spun = true;
+		spin(k, sc->ctx, &h->head, USOR_LOAD(&h->head), &h->flags, flags,
+		     sc->x->spin_ns);
+	} else {
+		e = k->wait(sc->ctx, EUSRV_SOR_W_SEND, sc->w.nonblock, left_ns,
+			    sc->whole && !sc->done ? sc->whole : 0, &rev);
+		if (e && e != -ETIMEDOUT &&
+		    !found_nonblocking(r, &sc->w.nonblock, e))
+			return e;
+		sc->w.spun = false;
+	}
+	e = usor_ring_lock(r, k, sc->ctx, EUSRV_SOR_LOCK_SEND);
+	return e ? e : STEP_AGAIN;
+}
+
 ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx,
 		      struct usor_src *src, const struct usor_xfer *x)
 {
+	struct send_call sc = {
+		.r = r, .k = k, .ctx = ctx, .x = x, .src = src,
+		.left = src->fill ? src->limit : iov_total(src->iov, src->iovcnt),
+	};
 	struct eusrv_sor_ring_hdr *h = r->hdr;
-	size_t left = src->fill ? src->limit : iov_total(src->iov, src->iovcnt);
-	size_t done = 0;
-	int nonblock = x->flags & USOR_X_DONTWAIT ? 1 : -1;
-	int64_t deadline = -1;
-	bool spun = false, timed = false;
-	struct cursor c;
-	uint32_t whole;
 	ssize_t ret;
+	int s;
 
-	if (left > SSIZE_MAX)
-		left = SSIZE_MAX;
-	whole = !src->fill && left <= USOR_SEND_WHOLE && left <= r->size ?
-		(uint32_t)left : 0;
-	cur_init(&c, src->iov, src->iovcnt);
+	if (sc.left > SSIZE_MAX)
+		sc.left = SSIZE_MAX;
+	sc.whole = !src->fill && sc.left <= USOR_SEND_WHOLE && sc.left <= r->size ?
+		   (uint32_t)sc.left : 0;
+	call_wait_init(&sc.w, x);
+	cur_init(&sc.c, src->iov, src->iovcnt);
 	ret = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 	if (ret)
 		return ret;
 	for (;;) {
-		uint32_t flags = USOR_LOAD_ACQ(&h->flags), rev = 0;
-		uint32_t head, tail, used;
-		int64_t left_ns;
+		uint32_t flags = USOR_LOAD_ACQ(&h->flags), head, tail, used;
 		bool full;
-		int e;
 
-		if (flags & EUSRV_SOR_RF_ERROR) {
-			e = k->get_error(ctx);
-			ret = done ? (ssize_t)done : -(e ? e : EPIPE);
+		if (send_end(&sc, flags, &ret) == STEP_DONE)
 			break;
-		}
-		if (flags & (EUSRV_SOR_RF_PEER_CLOSED | EUSRV_SOR_RF_SHUT)) {
-			ret = done ? (ssize_t)done : -EPIPE;
-			break;
-		}
-		if (!left) {
-			ret = (ssize_t)done;
-			break;
-		}
 		tail = USOR_LOAD(&h->tail);
-		head = seen_head(r, tail, left < r->size ? (uint32_t)left : r->size);
+		head = seen_head(r, tail, sc.left < r->size ? (uint32_t)sc.left : r->size);
 		used = tail - head;
 		if (used > r->size) {
-			ret = done ? (ssize_t)done : -EIO;
+			ret = done_or(sc.done, -EIO);
 			break;
 		}
 		full = used == r->size;
 		/* A small blocking send goes in whole, as a pipe's PIPE_BUF. */
-		if (whole && !done && r->size - used < whole) {
-			nonblock = nonblock_now(r, k, ctx, nonblock);
-			full = full || nonblock <= 0;
+		if (sc.whole && !sc.done && r->size - used < sc.whole) {
+			sc.w.nonblock = nonblock_now(r, k, ctx, sc.w.nonblock);
+			full = full || sc.w.nonblock <= 0;
 		}
-		if (!full) {
-			ssize_t n = src_to_ring(r, tail, r->size - used, src, &c,
-						&left);
-
-			if (n > 0) {
-				USOR_STORE_REL(&h->tail, tail + (uint32_t)n);
-				done += (size_t)n;
-				/* Pairs with the driver's barrier after setting want. */
-				__atomic_thread_fence(__ATOMIC_SEQ_CST);
-				if (USOR_LOAD(&h->need_push))
-					k->push(ctx);
-			} else if (n < 0) {
-				ret = done ? (ssize_t)done : n;
-				break;
-			}
-			if (!left || (src->fill && n == 0)) {
-				ret = (ssize_t)done;
-				break;
-			}
-			if (USOR_LOAD_ACQ(&h->head) != head)
-				continue;
-			if ((uint32_t)(tail + (uint32_t)n - head) < r->size)
-				continue;	/* short fill: go on */
-		}
-		/* The ring is full (for this send). */
-		nonblock = nonblock_now(r, k, ctx, nonblock);
-		if (nonblock > 0) {
-			ret = done ? (ssize_t)done : -EAGAIN;
+		s = full ? STEP_ON : send_fill(&sc, head, tail, used, &ret);
+		if (s == STEP_ON)
+			s = send_wait(&sc, flags, &ret);
+		if (s < 0)
+			return done_or(sc.done, s);
+		if (s == STEP_DONE)
 			break;
-		}
-		if (!timed) {
-			deadline = deadline_of(k, ctx, x->timeout_ns);
-			timed = true;
-		}
-		left_ns = time_left(k, ctx, deadline);
-		if (!left_ns) {
-			ret = done ? (ssize_t)done : -EAGAIN;
-			break;
-		}
-		/* Never waiting with the lock held (others may go on meanwhile). */
-		usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
-		if (x->spin_ns > 0 && !spun) {
-			spun = true;
-			spin(k, ctx, &h->head, USOR_LOAD(&h->head), &h->flags, flags,
-			     x->spin_ns);
-		} else {
-			e = k->wait(ctx, EUSRV_SOR_W_SEND, nonblock, left_ns,
-				    whole && !done ? whole : 0, &rev);
-			if (e && e != -ETIMEDOUT &&
-			    !found_nonblocking(r, &nonblock, e))
-				return done ? (ssize_t)done : e;
-			spun = false;
-		}
-		e = usor_ring_lock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
-		if (e)
-			return done ? (ssize_t)done : e;
 	}
 	usor_ring_unlock(r, k, ctx, EUSRV_SOR_LOCK_SEND);
 	return ret;

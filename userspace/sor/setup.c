@@ -203,6 +203,66 @@ static int tcp_connect(int fd, const struct sockaddr *addr, socklen_t len,
 	return r;
 }
 
+/* connect() on a connection descriptor: what TCP would answer. */
+static int connect_again(struct usor_conn *c, int fd,
+			 const struct sockaddr *addr, socklen_t len)
+{
+	unsigned int p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
+
+	if (p == USOR_PEND_CONNECTING || p == USOR_PEND_BUSY)
+		p = usor_settle(c, fd);
+	if (p == USOR_PEND_TCP && usor_tcp_fd_of(c, fd) >= 0) {
+		/* TCP's own answer: EALREADY, EISCONN, or its error. */
+		int tfd = c->tcp_fd;
+
+		usor_conn_put(c);
+		return usor_r->connect(tfd, addr, len);
+	}
+	usor_conn_put(c);
+	return (int)usor_fail(p == USOR_PEND_NONE ? -EISCONN : -EALREADY);
+}
+
+/* The driver's CONNECT for FD to NODE, as connect(FD, ADDR, LEN) asks. */
+static void connect_request(struct eusrv_sor_connect *rq, int fd, int node,
+			    const struct sockaddr *addr, socklen_t len,
+			    const struct sockaddr_in *dst)
+{
+	uintptr_t aux = usor_fd_aux(fd);
+
+	memset(rq, 0, sizeof(*rq));
+	rq->node = (uint32_t)node;
+	rq->port = ntohs(dst->sin_port);
+	rq->fd = fd;
+	rq->flags = EUSRV_SOR_F_INHERIT | EUSRV_SOR_F_BIND;
+	if (addr->sa_family == AF_INET6)
+		rq->flags |= EUSRV_SOR_F_INET6;
+	rq->snd_shift = (uint8_t)USOR_AUX_SND_SHIFT(aux);
+	rq->rcv_shift = (uint8_t)USOR_AUX_RCV_SHIFT(aux);
+	/* Where a non-blocking set-up that fails goes over TCP. */
+	rq->addr = (uintptr_t)addr;
+	rq->addrlen = len;
+}
+
+/* The driver's CONNECT failed (errno): TCP's connect() in its place. */
+static int connect_refused(int fd, const struct sockaddr *addr, socklen_t len,
+			   int saved, const struct sockaddr_in *dst)
+{
+	int e = errno;
+
+	switch (e) {
+	case EPROTOTYPE:	/* not TCP: nothing to note */
+	case EISCONN:		/* TCP's own EISCONN, EALREADY... */
+		errno = saved;
+		return usor_r->connect(fd, addr, len);
+	case EAFNOSUPPORT:
+		return tcp_connect(fd, addr, len, EUSRV_SOR_R_NOT_IPV4, 0, dst);
+	case EINTR:
+		return interrupted(fd, addr, len, dst);
+	default:
+		return tcp_connect(fd, addr, len, reason_of(e), e, dst);
+	}
+}
+
 /*
  * The driver's CONNECT does what connect() needs of the socket in the one
  * call (checks, implicit bind, flags, options; the rings' layout): the
@@ -216,23 +276,9 @@ int usor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	struct sockaddr_in dst;
 	int node, cfd, e, saved = errno;
 	bool nonblock;
-	uintptr_t aux;
 
-	if (c) {
-		unsigned int p = __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE);
-
-		if (p == USOR_PEND_CONNECTING || p == USOR_PEND_BUSY)
-			p = usor_settle(c, fd);
-		if (p == USOR_PEND_TCP && usor_tcp_fd_of(c, fd) >= 0) {
-			/* TCP's own answer: EALREADY, EISCONN, or its error. */
-			int tfd = c->tcp_fd;
-
-			usor_conn_put(c);
-			return usor_r->connect(tfd, addr, len);
-		}
-		usor_conn_put(c);
-		return (int)usor_fail(p == USOR_PEND_NONE ? -EISCONN : -EALREADY);
-	}
+	if (c)
+		return connect_again(c, fd, addr, len);
 	if (usor_absent() || !addr || len < (socklen_t)sizeof(sa_family_t) ||
 	    (addr->sa_family != AF_INET && addr->sa_family != AF_INET6))
 		return usor_r->connect(fd, addr, len);
@@ -246,35 +292,10 @@ int usor_connect(int fd, const struct sockaddr *addr, socklen_t len)
 	node = usor_peers_find(&st->peers, dst.sin_addr.s_addr);
 	if (node < 0 || node == st->node)
 		return tcp_connect(fd, addr, len, EUSRV_SOR_R_NOT_PEER, 0, &dst);
-	memset(&rq, 0, sizeof(rq));
-	rq.node = (uint32_t)node;
-	rq.port = ntohs(dst.sin_port);
-	rq.fd = fd;
-	rq.flags = EUSRV_SOR_F_INHERIT | EUSRV_SOR_F_BIND;
-	if (addr->sa_family == AF_INET6)
-		rq.flags |= EUSRV_SOR_F_INET6;
-	aux = usor_fd_aux(fd);
-	rq.snd_shift = (uint8_t)USOR_AUX_SND_SHIFT(aux);
-	rq.rcv_shift = (uint8_t)USOR_AUX_RCV_SHIFT(aux);
-	/* Where a non-blocking set-up that fails goes over TCP. */
-	rq.addr = (uintptr_t)addr;
-	rq.addrlen = len;
+	connect_request(&rq, fd, node, addr, len, &dst);
 	cfd = usor_r->ioctl(usor_ctl_fd(), EUSRV_SOR_CONNECT, &rq);
-	if (cfd < 0) {
-		e = errno;
-		switch (e) {
-		case EPROTOTYPE:	/* not TCP: nothing to note */
-		case EISCONN:		/* TCP's own EISCONN, EALREADY... */
-			errno = saved;
-			return usor_r->connect(fd, addr, len);
-		case EAFNOSUPPORT:
-			return tcp_connect(fd, addr, len, EUSRV_SOR_R_NOT_IPV4, 0, &dst);
-		case EINTR:
-			return interrupted(fd, addr, len, &dst);
-		default:
-			return tcp_connect(fd, addr, len, reason_of(e), e, &dst);
-		}
-	}
+	if (cfd < 0)
+		return connect_refused(fd, addr, len, saved, &dst);
 	nonblock = rq.out_flags & EUSRV_SOR_F_NONBLOCK;
 	c = nonblock ? usor_conn_alloc() : usor_conn_map_info(cfd, &rq.info);
 	if (!c) {
