@@ -585,6 +585,14 @@ int eusrv_cdma_get_crossings(struct eusrv_cdma_crossings *x)
 }
 EXPORT_SYMBOL_GPL(eusrv_cdma_get_crossings);
 
+/**
+ * eusrv_cdma_nodes() - the nodes on the board, as the engine's window says
+ *
+ * For the tester (eusrv_cdma_diag).
+ *
+ * Context: process context; sleeps.
+ * Return: the number of nodes, or 0 while no engine is bound.
+ */
 unsigned int eusrv_cdma_nodes(void)
 {
 	unsigned int n;
@@ -594,7 +602,18 @@ unsigned int eusrv_cdma_nodes(void)
 	mutex_unlock(&cdma_lock);
 	return n;
 }
+EXPORT_SYMBOL_GPL(eusrv_cdma_nodes);
 
+/**
+ * eusrv_cdma_get_bufs() - the bound engine's buffers for the tester
+ * @b: filled in
+ *
+ * The buffers stay until the matching eusrv_cdma_put_bufs(): an engine
+ * that unbinds meanwhile waits for it.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -ENODEV without an engine or buffers.
+ */
 int eusrv_cdma_get_bufs(struct cdma_diag_bufs *b)
 {
 	int ret = -ENODEV;
@@ -610,12 +629,28 @@ int eusrv_cdma_get_bufs(struct cdma_diag_bufs *b)
 		up_read(&cdma_bufs_sem);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(eusrv_cdma_get_bufs);
 
+/**
+ * eusrv_cdma_put_bufs() - done with what eusrv_cdma_get_bufs() gave
+ *
+ * Context: process context.
+ */
 void eusrv_cdma_put_bufs(void)
 {
 	up_read(&cdma_bufs_sem);
 }
+EXPORT_SYMBOL_GPL(eusrv_cdma_put_bufs);
 
+/**
+ * eusrv_cdma_get_stats() - the engine's and the driver's counters
+ * @st: filled in
+ *
+ * For the tester (eusrv_cdma_diag).
+ *
+ * Context: process context; sleeps.
+ * Return: 0, or -ENODEV while no engine is bound.
+ */
 int eusrv_cdma_get_stats(struct eusrv_cdma_stats *st)
 {
 	struct cdma_dev *cd;
@@ -654,7 +689,15 @@ int eusrv_cdma_get_stats(struct eusrv_cdma_stats *st)
 	mutex_unlock(&cdma_lock);
 	return 0;
 }
+EXPORT_SYMBOL_GPL(eusrv_cdma_get_stats);
 
+/**
+ * eusrv_cdma_reset_stats() - zero the driver's counters
+ *
+ * For the tester (eusrv_cdma_diag).
+ *
+ * Context: process context; sleeps.
+ */
 void eusrv_cdma_reset_stats(void)
 {
 	unsigned int i;
@@ -664,6 +707,7 @@ void eusrv_cdma_reset_stats(void)
 		atomic64_set(&cdma_cur->cnt[i], 0);
 	mutex_unlock(&cdma_lock);
 }
+EXPORT_SYMBOL_GPL(eusrv_cdma_reset_stats);
 
 static int cdma_read_props(struct cdma_dev *cd)
 {
@@ -824,25 +868,7 @@ static struct platform_driver cdma_driver = {
 	.remove = cdma_remove,
 };
 
-static int __init cdma_init(void)
-{
-	int ret = eusrv_cdma_diag_init();
-
-	if (ret)
-		return ret;
-	ret = platform_driver_register(&cdma_driver);
-	if (ret)
-		eusrv_cdma_diag_exit();
-	return ret;
-}
-module_init(cdma_init);
-
-static void __exit cdma_exit(void)
-{
-	platform_driver_unregister(&cdma_driver);
-	eusrv_cdma_diag_exit();
-}
-module_exit(cdma_exit);
+module_platform_driver(cdma_driver);
 
 MODULE_DESCRIPTION("EUROSERVER node AXI CDMA engine");
 MODULE_LICENSE("GPL");

@@ -588,7 +588,7 @@ static struct miscdevice cdma_diag_dev = {
 	.mode = 0600,
 };
 
-int eusrv_cdma_diag_init(void)
+static int __init cdma_diag_init(void)
 {
 	int ret = eusrv_mbox_register(EUSRV_MSG_T_CDMA_DIAG, &cdma_diag_handler);
 
@@ -605,9 +605,14 @@ int eusrv_cdma_diag_init(void)
 	return ret;
 }
 
-void eusrv_cdma_diag_exit(void)
+static void __exit cdma_diag_exit(void)
 {
 	misc_deregister(&cdma_diag_dev);
 	eusrv_mbox_unregister(EUSRV_MSG_T_CDMA_DIAG);
 	cancel_work_sync(&cdma_diag_rx_work);
 }
+module_init(cdma_diag_init);
+module_exit(cdma_diag_exit);
+
+MODULE_DESCRIPTION("EUROSERVER node AXI CDMA tester (/dev/eusrv_cdma)");
+MODULE_LICENSE("GPL");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared between the CDMA driver core and its diagnostics device. */
+/* What the CDMA driver exports to its tester, eusrv_cdma_diag (cdma_diag.c). */
 #ifndef EUSRV_CDMA_INTERNAL_H
 #define EUSRV_CDMA_INTERNAL_H
 
@@ -32,8 +32,5 @@ int eusrv_cdma_get_bufs(struct cdma_diag_bufs *b);
 void eusrv_cdma_put_bufs(void);
 /* Nodes on the board, or 0 without an engine. */
 unsigned int eusrv_cdma_nodes(void);
-
-int eusrv_cdma_diag_init(void);
-void eusrv_cdma_diag_exit(void);
 
 #endif /* EUSRV_CDMA_INTERNAL_H */

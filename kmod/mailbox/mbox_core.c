@@ -795,6 +795,16 @@ int eusrv_mbox_send_wait(unsigned int node, u64 msg, long timeout)
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_send_wait);
 
+/**
+ * eusrv_mbox_flush() - wait until every message queued so far has gone
+ * @timeout: the longest wait, in jiffies
+ *
+ * For the tester (eusrv_mbox_diag), which ends a flood with it.
+ *
+ * Context: process context; sleeps.
+ * Return: 0, -ETIMEDOUT, -ERESTARTSYS on a signal, or -ENODEV while no
+ * mailbox is bound.
+ */
 int eusrv_mbox_flush(long timeout)
 {
 	long ret = mbox_wait_tx(mbox_tx_idle, 0, timeout);
@@ -803,6 +813,7 @@ int eusrv_mbox_flush(long timeout)
 		return ret;
 	return ret ? 0 : -ETIMEDOUT;
 }
+EXPORT_SYMBOL_GPL(eusrv_mbox_flush);
 
 /**
  * eusrv_mbox_node_id() - this node's number
@@ -848,6 +859,16 @@ static u64 mbox_counter(struct mbox_dev *mb, enum mbox_counter c)
 	return atomic64_read(&mb->cnt[c]);
 }
 
+/**
+ * eusrv_mbox_get_stats() - the block's and the driver's counters
+ * @st: filled in
+ *
+ * For the tester (eusrv_mbox_diag), which adds its own and hands them to
+ * user space.
+ *
+ * Context: any context.
+ * Return: 0, or -ENODEV while no mailbox is bound.
+ */
 int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 {
 	struct mbox_dev *mb;
@@ -888,6 +909,7 @@ int eusrv_mbox_get_stats(struct eusrv_mbox_stats *st)
 	rcu_read_unlock();
 	return 0;
 }
+EXPORT_SYMBOL_GPL(eusrv_mbox_get_stats);
 
 /**
  * eusrv_mbox_get_crossings() - read the mailbox's crossing counters
@@ -915,6 +937,13 @@ int eusrv_mbox_get_crossings(struct eusrv_mbox_crossings *x)
 }
 EXPORT_SYMBOL_GPL(eusrv_mbox_get_crossings);
 
+/**
+ * eusrv_mbox_reset_stats() - zero the driver's counters
+ *
+ * For the tester (eusrv_mbox_diag).
+ *
+ * Context: any context.
+ */
 void eusrv_mbox_reset_stats(void)
 {
 	struct mbox_dev *mb;
@@ -926,7 +955,17 @@ void eusrv_mbox_reset_stats(void)
 		atomic64_set(&mb->cnt[i], 0);
 	rcu_read_unlock();
 }
+EXPORT_SYMBOL_GPL(eusrv_mbox_reset_stats);
 
+/**
+ * eusrv_mbox_pause() - stop draining the inbound FIFO for a while
+ * @ms: how long, in milliseconds
+ *
+ * For the tester (eusrv_mbox_diag), which makes the FIFO overflow so.
+ *
+ * Context: any context.
+ * Return: 0, or -ENODEV while no mailbox is bound.
+ */
 int eusrv_mbox_pause(unsigned int ms)
 {
 	struct mbox_dev *mb;
@@ -947,6 +986,7 @@ int eusrv_mbox_pause(unsigned int ms)
 	rcu_read_unlock();
 	return ret;
 }
+EXPORT_SYMBOL_GPL(eusrv_mbox_pause);
 
 /*
  * Start from the block's counters: an earlier binding may have left
@@ -1094,25 +1134,7 @@ static struct platform_driver mbox_driver = {
 	.remove = mbox_remove,
 };
 
-static int __init mbox_init(void)
-{
-	int ret = eusrv_mbox_diag_init();
-
-	if (ret)
-		return ret;
-	ret = platform_driver_register(&mbox_driver);
-	if (ret)
-		eusrv_mbox_diag_exit();
-	return ret;
-}
-module_init(mbox_init);
-
-static void __exit mbox_exit(void)
-{
-	platform_driver_unregister(&mbox_driver);
-	eusrv_mbox_diag_exit();
-}
-module_exit(mbox_exit);
+module_platform_driver(mbox_driver);
 
 MODULE_DESCRIPTION("EUROSERVER node mailbox");
 MODULE_LICENSE("GPL");

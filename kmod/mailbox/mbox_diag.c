@@ -485,7 +485,7 @@ static struct miscdevice mbox_diag_dev = {
 	.mode = 0600,
 };
 
-int eusrv_mbox_diag_init(void)
+static int __init mbox_diag_init(void)
 {
 	unsigned int i;
 	int ret;
@@ -512,7 +512,7 @@ err:
 	return ret;
 }
 
-void eusrv_mbox_diag_exit(void)
+static void __exit mbox_diag_exit(void)
 {
 	unsigned int i;
 
@@ -520,3 +520,8 @@ void eusrv_mbox_diag_exit(void)
 	for (i = 0; i < ARRAY_SIZE(mbox_diag_types); i++)
 		eusrv_mbox_unregister(mbox_diag_types[i]);
 }
+module_init(mbox_diag_init);
+module_exit(mbox_diag_exit);
+
+MODULE_DESCRIPTION("EUROSERVER node mailbox tester (/dev/eusrv_mbox)");
+MODULE_LICENSE("GPL");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Shared between the mailbox driver core and its diagnostics device. */
+/* What the mailbox driver exports to its tester, eusrv_mbox_diag (mbox_diag.c). */
 #ifndef EUSRV_MBOX_INTERNAL_H
 #define EUSRV_MBOX_INTERNAL_H
 
@@ -17,8 +17,5 @@ int eusrv_mbox_pause(unsigned int ms);
  * completed: 0, -ETIMEDOUT, -ERESTARTSYS or -ENODEV.
  */
 int eusrv_mbox_flush(long timeout);
-
-int eusrv_mbox_diag_init(void);
-void eusrv_mbox_diag_exit(void);
 
 #endif /* EUSRV_MBOX_INTERNAL_H */

@@ -108,14 +108,19 @@ fi
 
 # Unload and reload while idle, in both orders, then traffic again.
 kdir=$NODE_BUILD/kmod
+# The testers first: they use the drivers' exports.
 check "node1: unload and reload the modules" on node1 \
-	"rmmod eusrv_sor eusrv_cdma && rmmod eusrv_board && rmmod eusrv_mbox &&
+	"rmmod eusrv_sor eusrv_cdma_diag eusrv_mbox_diag && rmmod eusrv_cdma &&
+	 rmmod eusrv_board && rmmod eusrv_mbox &&
 	 insmod $kdir/eusrv_mbox.ko && insmod $kdir/eusrv_board.ko &&
-	 insmod $kdir/eusrv_cdma.ko && insmod $kdir/eusrv_sor.ko"
+	 insmod $kdir/eusrv_cdma.ko && insmod $kdir/eusrv_sor.ko &&
+	 insmod $kdir/eusrv_mbox_diag.ko && insmod $kdir/eusrv_cdma_diag.ko"
 check "node0: unload in the other order and reload" on node0 \
-	"rmmod eusrv_sor eusrv_cdma && rmmod eusrv_mbox && rmmod eusrv_board &&
+	"rmmod eusrv_sor eusrv_cdma_diag eusrv_mbox_diag && rmmod eusrv_cdma &&
+	 rmmod eusrv_mbox && rmmod eusrv_board &&
 	 insmod $kdir/eusrv_board.ko && insmod $kdir/eusrv_mbox.ko &&
-	 insmod $kdir/eusrv_cdma.ko && insmod $kdir/eusrv_sor.ko"
+	 insmod $kdir/eusrv_mbox_diag.ko && insmod $kdir/eusrv_cdma.ko &&
+	 insmod $kdir/eusrv_cdma_diag.ko && insmod $kdir/eusrv_sor.ko"
 check "ping-pong after reload" on node0 eusrv-mbox ping 1 -c 1000
 
 # The running kernel's names (its System.map is a stub in Debian's package),
