@@ -18,41 +18,57 @@
 struct vb_blocks;
 
 /*
- * A block wired in from outside this file (the shared NIC, nic.c): the
- * kicks of the vectors it registered for, and the nodes' attach and detach
- * after the mailbox's and the CDMA's.  It raises its interrupts with
- * vb_blocks_raise().
+ * A block of every node, the mailbox, the CDMA engine and the shared NIC
+ * alike, wired in with vb_blocks_add(): it takes the kicks of the vectors
+ * it registered for and hears of each node's attach and detach, in the
+ * order the blocks were added.  The rest is optional (NULL): RUN, the
+ * work it asked for with vb_blocks_schedule(), once per loop round; TIMER,
+ * the node's timer it set with vb_blocks_timer_set() fired; ROUND_END, a
+ * look at each node after a round's work, where it raises its interrupts
+ * (vb_blocks_raise()).
  */
-struct vb_blocks_ext_ops {
+struct vb_block_ops {
 	void (*attach)(void *opaque, unsigned int node);
 	void (*detach)(void *opaque, unsigned int node);
 	void (*kick)(void *opaque, unsigned int node, unsigned int vector);
+	void (*run)(void *opaque, unsigned int node);
+	void (*timer)(void *opaque, unsigned int node);
+	void (*round_end)(void *opaque, unsigned int node);
 };
 
-#define BLOCKS_MAX_EXT		2U
+/* The mailbox, the CDMA engine and the shared NIC. */
+#define BLOCKS_MAX		3U
 
-struct vb_blocks_ext {
-	const struct vb_blocks_ext_ops *ops;
+struct vb_block {
+	const struct vb_block_ops *ops;
 	void *opaque;
+};
+
+/* A block's timer on one node (a timerfd in the loop). */
+struct vb_block_timer {
+	struct ev_handler h;
+	struct vb_blocks_node *bn;
+	unsigned int block;		/* index in vb_blocks.block[] */
+	uint64_t armed_us;		/* 0: disarmed */
 };
 
 struct vb_blocks_node {
 	struct vb_blocks *blocks;
-	struct vb_mbox mbox;
+	unsigned int node;
 	int irq_fd[EUSRV_NR_VECTORS];	/* borrowed while attached, else -1 */
-	struct ev_handler timer;	/* timerfd for vb_mbox_timer() */
 	bool queued;
+	struct vb_block_timer timer[BLOCKS_MAX];
+	/* The state of the two blocks built into the board (blocks.c). */
+	struct vb_mbox mbox;
 	struct vb_cdma cdma;
-	struct ev_handler cdma_timer;	/* timerfd for vb_cdma_timer() */
-	uint64_t cdma_armed_us;
 };
 
 struct vb_blocks {
 	struct board *board;
-	struct vb_blocks_ext ext[BLOCKS_MAX_EXT];
-	unsigned int nr_ext;
-	/* Per vector: the index in ext[] + 1 of the block it kicks, 0: none. */
-	unsigned int vec_ext[EUSRV_NR_VECTORS];
+	struct vb_block block[BLOCKS_MAX];
+	unsigned int nr_blocks;
+	/* Per vector: the index in block[] + 1 of the block it kicks, 0: none. */
+	unsigned int vec_block[EUSRV_NR_VECTORS];
 	struct evloop *loop;
 	struct vb_blocks_node nodes[EUSRV_MAX_NODES];
 	/* Run queue of node ids; each node is in it at most once. */
@@ -70,12 +86,20 @@ void vb_blocks_attach(struct vb_blocks *bl, unsigned int node,
 		      const int irq_fds[EUSRV_NR_VECTORS]);
 void vb_blocks_detach(struct vb_blocks *bl, unsigned int node);
 /*
- * Wire in a block (struct vb_blocks_ext_ops) that takes the kicks of the
- * vectors in the bit mask VECTORS.  0, or -EBUSY (too many blocks, or a
- * vector taken).
+ * Wire in a block (struct vb_block_ops) that takes the kicks of the
+ * vectors in the bit mask VECTORS: its index (for vb_blocks_timer_set()),
+ * or -EBUSY (too many blocks, or a vector taken), or a negative errno.
  */
-int vb_blocks_add_ext(struct vb_blocks *bl, uint32_t vectors,
-		      const struct vb_blocks_ext_ops *ops, void *opaque);
+int vb_blocks_add(struct vb_blocks *bl, uint32_t vectors,
+		  const struct vb_block_ops *ops, void *opaque);
+/* Run node NODE's blocks' work (their RUN) on a later round, once however often asked. */
+void vb_blocks_schedule(struct vb_blocks *bl, unsigned int node);
+/*
+ * Fire block BLOCK's timer for node NODE at monotonic DEADLINE_US,
+ * replacing any earlier (0: disarm).
+ */
+void vb_blocks_timer_set(struct vb_blocks *bl, unsigned int block,
+			 unsigned int node, uint64_t deadline_us);
 /* Raise node NODE's VECTOR if it is attached. */
 void vb_blocks_raise(struct vb_blocks *bl, unsigned int node,
 		     unsigned int vector);

@@ -122,7 +122,7 @@ static void vb_nic_block_kick(void *opaque, unsigned int node,
 	vb_mac_kick(&nic->mac, node, vector);
 }
 
-static const struct vb_blocks_ext_ops nic_block_ops = {
+static const struct vb_block_ops nic_block_ops = {
 	.attach = vb_nic_block_attach,
 	.detach = vb_nic_block_detach,
 	.kick = vb_nic_block_kick,
@@ -524,14 +524,15 @@ int vb_nic_init(struct vb_nic *nic, struct board *board,
 		return err;
 	}
 	/* The kicks of the nodes' AXI DMA channels and MAC ports. */
-	err = vb_blocks_add_ext(blocks, 1U << EUSRV_VEC_DMA_MM2S |
-				1U << EUSRV_VEC_DMA_S2MM | 1U << EUSRV_VEC_MAC,
-				&nic_block_ops, nic);
-	if (err) {
+	err = vb_blocks_add(blocks, 1U << EUSRV_VEC_DMA_MM2S |
+			    1U << EUSRV_VEC_DMA_S2MM | 1U << EUSRV_VEC_MAC,
+			    &nic_block_ops, nic);
+	if (err < 0) {
 		log_err("shared MAC: wiring into the blocks: %s", strerror(-err));
 		vb_nic_fini(nic);
+		return err;
 	}
-	return err;
+	return 0;
 }
 
 static void vb_nic_close_handler(struct vb_nic *nic, struct ev_handler *h)
