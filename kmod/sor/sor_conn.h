@@ -37,7 +37,7 @@
 #include "sor_base.h"
 #include "sor_dummy.h"
 #include "sor_mem.h"
-#include "sor_ring.h"
+#include <eusrv/sor_ring.h>
 #include "sor_state.h"
 
 struct file;

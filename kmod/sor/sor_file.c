@@ -268,14 +268,18 @@ static long sor_read_ready(struct sor_conn *c, bool nonblock, u32 *headp)
 			*headp = head;
 			return avail;
 		}
-		err = c->so_error;
-		if (c->state == EUSRV_SOR_ST_RESET) {
+		switch (sor_ring_recv_step(c->state == EUSRV_SOR_ST_RESET,
+					   c->eof || c->shut_rd)) {
+		case SOR_RING_ERROR:
+			err = c->so_error;
 			c->so_error = 0;
 			ret = err ? -err : 0;
 			goto out;
-		}
-		if (c->eof || c->shut_rd)
+		case SOR_RING_END:
 			goto out;
+		default:
+			break;
+		}
 		spin_unlock_irqrestore(&c->lock, flags);
 		/* Never waiting with the lock held. */
 		sor_ulock_give(c, EUSRV_SOR_LOCK_RECV);
@@ -367,13 +371,20 @@ static long sor_write_room(struct sor_conn *c, bool nonblock, u32 *tailp)
 		spin_lock_irqsave(&c->lock, flags);
 		/* A transfer that ended unnoticed: its room is free. */
 		done = sor_data_reap_locked(c);
-		if (c->state == EUSRV_SOR_ST_RESET) {
+		switch (sor_ring_send_step(c->state == EUSRV_SOR_ST_RESET,
+					   c->state != EUSRV_SOR_ST_ESTABLISHED ||
+					   c->shut_wr)) {
+		case SOR_RING_ERROR:
 			ret = -(c->so_error ? c->so_error : ECONNRESET);
 			c->so_error = 0;
-		} else if (c->state != EUSRV_SOR_ST_ESTABLISHED || c->shut_wr) {
+			break;
+		case SOR_RING_END:
 			ret = -EPIPE;
-		} else if (!sor_data_check_tail_locked(c, &tail)) {
-			ret = -EINVAL;
+			break;
+		default:
+			if (!sor_data_check_tail_locked(c, &tail))
+				ret = -EINVAL;
+			break;
 		}
 		space = ret ? 0 : c->snd_size - (tail - c->snd_head);
 		spin_unlock_irqrestore(&c->lock, flags);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite of the sockets-over-RDMA ring arithmetic, sor/sor_ring.h:
+ * KUnit suite of the sockets-over-RDMA ring arithmetic, eusrv/sor_ring.h:
  * free-running positions across the 32-bit wrap, the split of a transfer
  * at the ring's end, and hostile positions from user space or a peer.
  */
@@ -10,7 +10,7 @@
 
 #include <uapi/eusrv/sor.h>
 
-#include "../sor/sor_ring.h"
+#include <eusrv/sor_ring.h>
 
 static const u32 starts[] = {
 	0, 1, 4095, 0x7fffffffU, 0x80000000U, U32_MAX - 4096, U32_MAX - 1,
@@ -206,6 +206,24 @@ static void sor_ring_test_credit_due(struct kunit *test)
 	}
 }
 
+/* A receive with nothing to take: the error first, then the end, else wait. */
+static void sor_ring_test_recv_step(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sor_ring_recv_step(false, false), SOR_RING_WAIT);
+	KUNIT_EXPECT_EQ(test, sor_ring_recv_step(false, true), SOR_RING_END);
+	KUNIT_EXPECT_EQ(test, sor_ring_recv_step(true, false), SOR_RING_ERROR);
+	KUNIT_EXPECT_EQ(test, sor_ring_recv_step(true, true), SOR_RING_ERROR);
+}
+
+/* A send: the error first, then the end; only an open connection goes on. */
+static void sor_ring_test_send_step(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sor_ring_send_step(false, false), SOR_RING_GO);
+	KUNIT_EXPECT_EQ(test, sor_ring_send_step(false, true), SOR_RING_END);
+	KUNIT_EXPECT_EQ(test, sor_ring_send_step(true, false), SOR_RING_ERROR);
+	KUNIT_EXPECT_EQ(test, sor_ring_send_step(true, true), SOR_RING_ERROR);
+}
+
 static struct kunit_case sor_ring_test_cases[] = {
 	KUNIT_CASE(sor_ring_test_within),
 	KUNIT_CASE(sor_ring_test_tail),
@@ -215,6 +233,8 @@ static struct kunit_case sor_ring_test_cases[] = {
 	KUNIT_CASE(sor_ring_test_credit_due),
 	KUNIT_CASE(sor_ring_test_xfer_len),
 	KUNIT_CASE(sor_ring_test_split),
+	KUNIT_CASE(sor_ring_test_recv_step),
+	KUNIT_CASE(sor_ring_test_send_step),
 	{}
 };
 
@@ -225,5 +245,5 @@ static struct kunit_suite sor_ring_test_suite = {
 
 kunit_test_suite(sor_ring_test_suite);
 
-MODULE_DESCRIPTION("KUnit tests of the sockets-over-RDMA ring arithmetic");
+MODULE_DESCRIPTION("KUnit tests of the sockets-over-RDMA ring arithmetic and decisions");
 MODULE_LICENSE("GPL");

@@ -13,6 +13,8 @@
 #include <limits.h>
 #include <string.h>
 
+#include <eusrv/sor_ring.h>
+
 #include "ring.h"
 #include "usor_atomic.h"
 
@@ -144,27 +146,23 @@ static void cur_copy(struct cursor *c, unsigned char *mem, size_t n, bool to_iov
 static void ring_to_iov(const struct usor_ring *r, uint32_t pos, uint32_t n,
 			struct cursor *c, bool discard)
 {
-	uint32_t off = pos & (r->size - 1);
-	uint32_t first = r->size - off;
+	struct sor_extent ext[2];
+	unsigned int i, nr = sor_ring_split(pos, n, r->size, ext);
 
-	if (first > n)
-		first = n;
-	cur_copy(c, r->data + off, first, true, discard);
-	if (n > first)
-		cur_copy(c, r->data, n - first, true, discard);
+	for (i = 0; i < nr; i++)
+		cur_copy(c, r->data + ext[i].off, ext[i].len, true, discard);
 }
 
 /* Up to N bytes from SRC into the ring at POS: count or negative errno. */
 static ssize_t src_to_ring(struct usor_ring *r, uint32_t pos, uint32_t n,
 			   struct usor_src *src, struct cursor *c, size_t *left)
 {
-	uint32_t off = pos & (r->size - 1);
 	uint32_t done = 0;
 
 	if (n > *left)
 		n = (uint32_t)*left;
 	while (done < n) {
-		uint32_t o = (off + done) & (r->size - 1);
+		uint32_t o = sor_ring_off(pos + done, r->size);
 		uint32_t chunk = r->size - o;
 
 		if (chunk > n - done)
@@ -500,7 +498,10 @@ static enum step recv_end(struct recv_call *rc, uint32_t head, uint32_t tail,
 	int e;
 
 	*flags = USOR_LOAD_ACQ(&h->flags);
-	if (*flags & EUSRV_SOR_RF_ERROR) {
+	switch (sor_ring_recv_step(*flags & EUSRV_SOR_RF_ERROR,
+				   (*flags & (EUSRV_SOR_RF_EOF | EUSRV_SOR_RF_SHUT)) ||
+				   (rc->x->flags & USOR_X_SHUT_RD))) {
+	case SOR_RING_ERROR:
 		e = rc->k->get_error(rc->ctx);
 		if (rc->done)
 			*ret = (ssize_t)rc->done;
@@ -511,10 +512,11 @@ static enum step recv_end(struct recv_call *rc, uint32_t head, uint32_t tail,
 		if (rc->peek && avail && *ret > 0)
 			recv_copy(rc, head, (uint32_t)*ret);
 		return STEP_DONE;
-	}
-	if (!(*flags & (EUSRV_SOR_RF_EOF | EUSRV_SOR_RF_SHUT)) &&
-	    !(rc->x->flags & USOR_X_SHUT_RD))
+	case SOR_RING_END:
+		break;
+	default:
 		return STEP_ON;
+	}
 	/* The tail is final once EOF is set: re-check it. */
 	if (USOR_LOAD_ACQ(&h->tail) != tail)
 		return STEP_AGAIN;
@@ -645,17 +647,23 @@ static enum step send_end(struct send_call *sc, uint32_t flags, ssize_t *ret)
 {
 	int e;
 
-	if (flags & EUSRV_SOR_RF_ERROR) {
+	switch (sor_ring_send_step(flags & EUSRV_SOR_RF_ERROR,
+				   flags & (EUSRV_SOR_RF_PEER_CLOSED | EUSRV_SOR_RF_SHUT))) {
+	case SOR_RING_ERROR:
 		e = sc->k->get_error(sc->ctx);
 		*ret = done_or(sc->done, -(e ? e : EPIPE));
-	} else if (flags & (EUSRV_SOR_RF_PEER_CLOSED | EUSRV_SOR_RF_SHUT)) {
+		return STEP_DONE;
+	case SOR_RING_END:
 		*ret = done_or(sc->done, -EPIPE);
-	} else if (!sc->left) {
-		*ret = (ssize_t)sc->done;
-	} else {
-		return STEP_ON;
+		return STEP_DONE;
+	default:
+		break;
 	}
-	return STEP_DONE;
+	if (!sc->left) {
+		*ret = (ssize_t)sc->done;
+		return STEP_DONE;
+	}
+	return STEP_ON;
 }
 
 /*
