@@ -33,14 +33,14 @@ static void sor_fallback_fail(struct sor_conn *c, int err)
 	spin_lock_irqsave(&c->lock, flags);
 	if (c->bg->to_tcp)
 		WRITE_ONCE(c->tcp, true);
-	/* Pairs with sor_conn_setting_up(): whoever sees it settled sees tcp. */
+	/* Pairs with sor_fallback_setting_up(): whoever sees it settled sees tcp. */
 	smp_store_release(&c->bg->settled, true);
 	sor_client_give_up_locked(c, err);
 	if (c->tcp) {
 		/*
 		 * The file serves the socket from now on and never touches
 		 * the rings again: the id, the rings and their charge go
-		 * as soon as the peer cannot answer any more (sor_conn.c).
+		 * as soon as the peer cannot answer any more (sor_retire.c).
 		 */
 		c->released = true;
 		sor_conn_kick_locked(c, SOR_DO_RETIRE);
