@@ -586,9 +586,7 @@ int eusrv_cdma_get_crossings(struct eusrv_cdma_crossings *x)
 EXPORT_SYMBOL_GPL(eusrv_cdma_get_crossings);
 
 /**
- * eusrv_cdma_nodes() - the nodes on the board, as the engine's window says
- *
- * For the tester (eusrv_cdma_diag).
+ * eusrv_cdma_nodes() - the nodes on the board, for the tester (eusrv_cdma_diag)
  *
  * Context: process context; sleeps.
  * Return: the number of nodes, or 0 while no engine is bound.
@@ -692,9 +690,7 @@ int eusrv_cdma_get_stats(struct eusrv_cdma_stats *st)
 EXPORT_SYMBOL_GPL(eusrv_cdma_get_stats);
 
 /**
- * eusrv_cdma_reset_stats() - zero the driver's counters
- *
- * For the tester (eusrv_cdma_diag).
+ * eusrv_cdma_reset_stats() - zero the driver's counters, for the tester (eusrv_cdma_diag)
  *
  * Context: process context; sleeps.
  */

@@ -938,9 +938,7 @@ int eusrv_mbox_get_crossings(struct eusrv_mbox_crossings *x)
 EXPORT_SYMBOL_GPL(eusrv_mbox_get_crossings);
 
 /**
- * eusrv_mbox_reset_stats() - zero the driver's counters
- *
- * For the tester (eusrv_mbox_diag).
+ * eusrv_mbox_reset_stats() - zero the driver's counters, for the tester (eusrv_mbox_diag)
  *
  * Context: any context.
  */
