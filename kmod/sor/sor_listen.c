@@ -27,13 +27,8 @@ struct sor_listener {
 	struct list_head link;		/* on sor_listeners */
 	struct list_head ctl_link;	/* on its control file */
 	struct sor_ctl *ctl;
-	struct net *net;
-	struct sock *sk;		/* the program's listening socket */
-	struct sor_owner owner;		/* its connections' rings are charged to */
-	__be32 addr;
 	u16 port;
-	u8 snd_shift;
-	u8 rcv_shift;
+	struct sor_listen_match m;	/* what its connections are given */
 };
 
 static struct sor_listener *sor_ctl_listener(struct sor_ctl *ctl, u16 port)
@@ -106,11 +101,22 @@ static struct sock *sor_listen_sock(int fd, u16 port, __be32 addr)
 	return err ? ERR_PTR(err) : sk;
 }
 
+/* What M holds goes (any part may be gone already).  Any context. */
+void sor_listen_match_put(struct sor_listen_match *m)
+{
+	if (m->sk)
+		sock_put(m->sk);
+	m->sk = NULL;
+	if (m->net) {
+		sor_charge_owner_put(&m->owner);
+		put_net(m->net);
+	}
+	m->net = NULL;
+}
+
 static void sor_listener_free(struct sor_listener *l)
 {
-	sor_charge_owner_put(&l->owner);
-	sock_put(l->sk);
-	put_net(l->net);
+	sor_listen_match_put(&l->m);
 	kfree(l);
 }
 
@@ -160,17 +166,17 @@ int sor_listen(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq)
 		return -ENOMEM;
 	}
 	l->ctl = ctl;
-	l->sk = sk;
-	l->addr = (__force __be32)rq->addr;
 	l->port = rq->port;
-	l->snd_shift = rq->snd_shift;
-	l->rcv_shift = rq->rcv_shift;
-	l->net = get_net(sock_net(sk));
-	sor_charge_owner(&l->owner);
+	l->m.sk = sk;
+	l->m.addr = (__force __be32)rq->addr;
+	l->m.snd_shift = rq->snd_shift;
+	l->m.rcv_shift = rq->rcv_shift;
+	l->m.net = get_net(sock_net(sk));
+	sor_charge_owner(&l->m.owner);
 
 	mutex_lock(&ctl->mutex);
 	old = sor_ctl_listener(ctl, rq->port);
-	if (old && old->sk == sk) {
+	if (old && old->m.sk == sk) {
 		ret = -EEXIST;
 	} else if (!old && ctl->nr_listeners >= SOR_CTL_MAX_LISTENERS) {
 		ret = -ENOBUFS;
@@ -242,22 +248,19 @@ bool sor_listen_match(u16 port, struct sor_listen_match *m)
 
 	spin_lock_irqsave(&sor_listen_lock, flags);
 	list_for_each_entry(l, &sor_listeners, link) {
-		if (l->port != port || !sor_sk_listens(l->sk))
+		if (l->port != port || !sor_sk_listens(l->m.sk))
 			continue;
 		if (!found)
 			found = l;
-		else if (l->addr != found->addr ||
-			 l->owner.user != found->owner.user)
+		else if (l->m.addr != found->m.addr ||
+			 l->m.owner.user != found->m.owner.user)
 			clash = true;
 	}
 	if (found && !clash) {
-		m->net = get_net(found->net);
-		m->sk = found->sk;
+		*m = found->m;
+		get_net(m->net);
 		sock_hold(m->sk);
-		sor_charge_owner_copy(&m->owner, &found->owner);
-		m->addr = found->addr;
-		m->snd_shift = found->snd_shift;
-		m->rcv_shift = found->rcv_shift;
+		sor_charge_owner_copy(&m->owner, &found->m.owner);
 	}
 	spin_unlock_irqrestore(&sor_listen_lock, flags);
 	return found && !clash;

@@ -7,7 +7,10 @@
 
 #include "sor_setup.h"
 
-/* What a ConnRQ takes of the registration it goes to (sor_listen_match). */
+/*
+ * What a registration holds and a ConnRQ takes a copy of (sor_listen_match),
+ * its references its own (sor_listen_match_put).
+ */
 struct sor_listen_match {
 	struct net *net;
 	struct sock *sk;		/* the listener's socket, held */
@@ -22,5 +25,6 @@ int sor_unlisten(struct sor_ctl *ctl, const struct eusrv_sor_listen *rq);
 void sor_listen_ctl_gone(struct sor_ctl *ctl);
 u32 sor_listen_count(void);
 bool sor_listen_match(u16 port, struct sor_listen_match *m);
+void sor_listen_match_put(struct sor_listen_match *m);
 
 #endif /* EUSRV_SOR_LISTEN_H */

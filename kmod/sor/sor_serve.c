@@ -187,12 +187,7 @@ static void sor_serve_replied(struct sor_request *r, int ret)
 /* R is done with: what it held goes, and its slot.  Any context. */
 static void sor_request_end(struct sor_request *r)
 {
-	if (r->l.sk)
-		sock_put(r->l.sk);
-	if (r->l.net) {
-		sor_charge_owner_put(&r->l.owner);
-		put_net(r->l.net);
-	}
+	sor_listen_match_put(&r->l);
 	sor_request_put(r);
 }
 
