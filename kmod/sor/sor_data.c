@@ -480,7 +480,7 @@ static bool sor_data_sent_needed_locked(struct sor_conn *c, u32 end, u32 tail)
 {
 	return tail != end || c->state != EUSRV_SOR_ST_ESTABLISHED ||
 	       c->shut_wr || c->released || c->nack_pending || c->reply_owed ||
-	       c->snd_size - (tail - c->snd_head) < c->snd_size / 4;
+	       sor_ring_room(c->snd_head, tail, c->snd_size) < c->snd_size / 4;
 }
 
 /* Global address of a word of our own kernel memory, for our engine. */

@@ -179,6 +179,29 @@ static void sor_ring_test_window(struct kunit *test)
 	}
 }
 
+/*
+ * A head and tail pair as read: at most a ring apart, and the room beyond
+ * the tail, at every start position (the 2^32 wrap included).
+ */
+static void sor_ring_test_room(struct kunit *test)
+{
+	unsigned int i;
+	u32 s;
+
+	for (i = 0; i < ARRAY_SIZE(starts); i++) {
+		s = starts[i];
+		KUNIT_EXPECT_TRUE(test, sor_ring_used_ok(s, s, SZ));
+		KUNIT_EXPECT_TRUE(test, sor_ring_used_ok(s, s + SZ, SZ));
+		KUNIT_EXPECT_FALSE(test, sor_ring_used_ok(s, s + SZ + 1, SZ));
+		/* A tail behind the head is more than a ring ahead of it. */
+		KUNIT_EXPECT_FALSE(test, sor_ring_used_ok(s + 1, s, SZ));
+		KUNIT_EXPECT_EQ(test, sor_ring_dist(s, s + 7), 7U);
+		KUNIT_EXPECT_EQ(test, sor_ring_room(s, s, SZ), SZ);
+		KUNIT_EXPECT_EQ(test, sor_ring_room(s, s + SZ - 1, SZ), 1U);
+		KUNIT_EXPECT_EQ(test, sor_ring_room(s, s + SZ, SZ), 0U);
+	}
+}
+
 static void sor_ring_test_credit_due(struct kunit *test)
 {
 	unsigned int i;
@@ -230,6 +253,7 @@ static struct kunit_case sor_ring_test_cases[] = {
 	KUNIT_CASE(sor_ring_test_head),
 	KUNIT_CASE(sor_ring_test_peer),
 	KUNIT_CASE(sor_ring_test_window),
+	KUNIT_CASE(sor_ring_test_room),
 	KUNIT_CASE(sor_ring_test_credit_due),
 	KUNIT_CASE(sor_ring_test_xfer_len),
 	KUNIT_CASE(sor_ring_test_split),

@@ -313,7 +313,7 @@ static uint32_t seen_tail(struct usor_ring *r, uint32_t head, bool fresh)
 	uint32_t t = __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
 
 	/* Read again: asked to, none known, or overtaken by another process. */
-	if (fresh || (uint32_t)(t - head - 1) >= r->size) {
+	if (fresh || t == head || !sor_ring_used_ok(head, t, r->size)) {
 		t = USOR_LOAD_ACQ(&r->hdr->tail);
 		__atomic_store_n(&r->seen, t, __ATOMIC_RELAXED);
 	}
@@ -331,7 +331,8 @@ static uint32_t seen_head(struct usor_ring *r, uint32_t tail, uint32_t want)
 {
 	uint32_t h = __atomic_load_n(&r->seen, __ATOMIC_RELAXED);
 
-	if (tail - h > r->size || r->size - (tail - h) < want) {
+	if (!sor_ring_used_ok(h, tail, r->size) ||
+	    sor_ring_room(h, tail, r->size) < want) {
 		h = USOR_LOAD_ACQ(&r->hdr->head);
 		__atomic_store_n(&r->seen, h, __ATOMIC_RELAXED);
 	}
@@ -399,20 +400,21 @@ static void call_wait_init(struct call_wait *w, const struct usor_xfer *x)
 }
 
 /*
- * Whether the call must not wait (it ends with what it did, or -EAGAIN);
- * if it may, its deadline is set from TIMEOUT_NS.
+ * How long the call may wait (ns; -1: forever), its deadline set from
+ * TIMEOUT_NS at its first wait; 0: it must not wait (non-blocking, or its
+ * time is up), and ends with what it did, or -EAGAIN.
  */
-static bool call_nonblocking(struct usor_ring *r, const struct usor_kops *k,
-			     void *ctx, struct call_wait *w, int64_t timeout_ns)
+static int64_t call_wait_left(struct usor_ring *r, const struct usor_kops *k,
+			      void *ctx, struct call_wait *w, int64_t timeout_ns)
 {
 	w->nonblock = nonblock_now(r, k, ctx, w->nonblock);
 	if (w->nonblock > 0)
-		return true;
+		return 0;
 	if (!w->timed) {
 		w->deadline = deadline_of(k, ctx, timeout_ns);
 		w->timed = true;
 	}
-	return false;
+	return time_left(k, ctx, w->deadline);
 }
 
 /* A call that moved DONE bytes ends with them, or else with ERR. */
@@ -544,7 +546,8 @@ static int recv_wait(struct recv_call *rc, uint32_t tail, uint32_t flags,
 	int64_t left;
 	int e;
 
-	if (call_nonblocking(r, k, rc->ctx, &rc->w, rc->x->timeout_ns)) {
+	left = call_wait_left(r, k, rc->ctx, &rc->w, rc->x->timeout_ns);
+	if (!left) {
 		*ret = done_or(rc->done, -EAGAIN);
 		return STEP_DONE;
 	}
@@ -562,11 +565,6 @@ static int recv_wait(struct recv_call *rc, uint32_t tail, uint32_t flags,
 			e = usor_ring_lock(r, k, rc->ctx, EUSRV_SOR_LOCK_RECV);
 			return e ? e : STEP_AGAIN;
 		}
-	}
-	left = time_left(k, rc->ctx, rc->w.deadline);
-	if (!left) {
-		*ret = done_or(rc->done, -EAGAIN);
-		return STEP_DONE;
 	}
 	usor_ring_unlock(r, k, rc->ctx, EUSRV_SOR_LOCK_RECV);
 	e = k->wait(rc->ctx, EUSRV_SOR_W_RECV, rc->w.nonblock, left, 0, &rev);
@@ -605,11 +603,12 @@ ssize_t usor_ring_recv(struct usor_ring *r, const struct usor_kops *k, void *ctx
 		uint32_t head = USOR_LOAD(&r->hdr->head);
 		uint32_t tail = seen_tail(r, head, rc.fresh), flags = 0;
 
-		if (tail - head > r->size) {
+		if (!sor_ring_used_ok(head, tail, r->size)) {
 			ret = done_or(rc.done, -EIO);
 			break;
 		}
-		s = tail != head ? recv_take(&rc, head, tail - head, &ret) : STEP_ON;
+		s = tail != head ? recv_take(&rc, head, sor_ring_dist(head, tail), &ret) :
+				   STEP_ON;
 		if (s == STEP_ON && !rc.fresh) {
 			/* Short by what was known: look at the tail itself first. */
 			rc.fresh = true;
@@ -667,16 +666,16 @@ static enum step send_end(struct send_call *sc, uint32_t flags, ssize_t *ret)
 }
 
 /*
- * Copy into the ring's room (USED of it taken from HEAD to TAIL) and move
+ * Copy into the ring's ROOM (beyond TAIL, HEAD..TAIL in use) and move
  * the tail, asking the driver to push when it wants to be told.  STEP_ON:
  * the ring is full for this send.
  */
 static enum step send_fill(struct send_call *sc, uint32_t head, uint32_t tail,
-			   uint32_t used, ssize_t *ret)
+			   uint32_t room, ssize_t *ret)
 {
 	struct usor_ring *r = sc->r;
 	struct eusrv_sor_ring_hdr *h = r->hdr;
-	ssize_t n = src_to_ring(r, tail, r->size - used, sc->src, &sc->c,
+	ssize_t n = src_to_ring(r, tail, room, sc->src, &sc->c,
 				&sc->left);
 
 	if (n > 0) {
@@ -696,7 +695,7 @@ static enum step send_fill(struct send_call *sc, uint32_t head, uint32_t tail,
 	}
 	if (USOR_LOAD_ACQ(&h->head) != head)
 		return STEP_AGAIN;
-	if ((uint32_t)(tail + (uint32_t)n - head) < r->size)
+	if (sor_ring_room(head, tail + (uint32_t)n, r->size))
 		return STEP_AGAIN;	/* short fill: go on */
 	return STEP_ON;
 }
@@ -715,11 +714,7 @@ static int send_wait(struct send_call *sc, uint32_t flags, ssize_t *ret)
 	int64_t left_ns;
 	int e;
 
-	if (call_nonblocking(r, k, sc->ctx, &sc->w, sc->x->timeout_ns)) {
-		*ret = done_or(sc->done, -EAGAIN);
-		return STEP_DONE;
-	}
-	left_ns = time_left(k, sc->ctx, sc->w.deadline);
+	left_ns = call_wait_left(r, k, sc->ctx, &sc->w, sc->x->timeout_ns);
 	if (!left_ns) {
 		*ret = done_or(sc->done, -EAGAIN);
 		return STEP_DONE;
@@ -762,25 +757,25 @@ ssize_t usor_ring_send(struct usor_ring *r, const struct usor_kops *k, void *ctx
 	if (ret)
 		return ret;
 	for (;;) {
-		uint32_t flags = USOR_LOAD_ACQ(&h->flags), head, tail, used;
+		uint32_t flags = USOR_LOAD_ACQ(&h->flags), head, tail, room;
 		bool full;
 
 		if (send_end(&sc, flags, &ret) == STEP_DONE)
 			break;
 		tail = USOR_LOAD(&h->tail);
 		head = seen_head(r, tail, sc.left < r->size ? (uint32_t)sc.left : r->size);
-		used = tail - head;
-		if (used > r->size) {
+		if (!sor_ring_used_ok(head, tail, r->size)) {
 			ret = done_or(sc.done, -EIO);
 			break;
 		}
-		full = used == r->size;
+		room = sor_ring_room(head, tail, r->size);
+		full = !room;
 		/* A small blocking send goes in whole, as a pipe's PIPE_BUF. */
-		if (sc.whole && !sc.done && r->size - used < sc.whole) {
+		if (sc.whole && !sc.done && room < sc.whole) {
 			sc.w.nonblock = nonblock_now(r, k, ctx, sc.w.nonblock);
 			full = full || sc.w.nonblock <= 0;
 		}
-		s = full ? STEP_ON : send_fill(&sc, head, tail, used, &ret);
+		s = full ? STEP_ON : send_fill(&sc, head, tail, room, &ret);
 		if (s == STEP_ON)
 			s = send_wait(&sc, flags, &ret);
 		if (s < 0)

@@ -51,6 +51,22 @@ static inline __u32 sor_ring_dist(__u32 a, __u32 b)
 	return b - a;
 }
 
+/*
+ * Whether HEAD and TAIL, as read (one by each side), can be a ring of SIZE
+ * bytes: at most SIZE bytes between them.  A pair that cannot is a peer's
+ * or another process's write seen half-way, or a corrupt header.
+ */
+static inline bool sor_ring_used_ok(__u32 head, __u32 tail, __u32 size)
+{
+	return tail - head <= size;
+}
+
+/* The room beyond TAIL, HEAD..TAIL in use (sor_ring_used_ok() holds). */
+static inline __u32 sor_ring_room(__u32 head, __u32 tail, __u32 size)
+{
+	return size - (tail - head);
+}
+
 /* Offset of position POS in a ring of SIZE bytes (a power of two). */
 static inline __u32 sor_ring_off(__u32 pos, __u32 size)
 {
