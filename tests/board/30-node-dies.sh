@@ -56,7 +56,7 @@ else
 fi
 check "board stop after a node died" board stop
 dir=${EUSRV_BOARD_DIR:-/dev/shm/eusrv-board}
-if pgrep -f "$dir( |/|$)" >/dev/null; then
+if [ -n "$(board_processes_left "$dir")" ]; then
 	not_ok "no board processes left"
 else
 	ok "no board processes left"

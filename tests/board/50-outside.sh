@@ -31,7 +31,7 @@ check "the control socket refuses a bad command" \
 	sh -c '! "$0" model no-such-command 2>/dev/null' "$TOP/qemu/board"
 
 board stop >/dev/null 2>&1
-if [ -e "$EUSRV_BOARD_DIR" ] || pgrep -f -- "$EUSRV_BOARD_DIR(/| |$)" >/dev/null; then
+if [ -e "$EUSRV_BOARD_DIR" ] || [ -n "$(board_processes_left "$EUSRV_BOARD_DIR")" ]; then
 	not_ok "stop removes the board, the outside host included"
 else
 	ok "stop removes the board, the outside host included"

@@ -90,6 +90,19 @@ board() {
 	"$TOP/qemu/board" "$@"
 }
 
+# board_processes_left DIR: the VMs and board models still running whose
+# command line names DIR, one pid a line.  By name as well as by command
+# line: the shell or harness that started the suite may name DIR too.
+board_processes_left() {
+	local pid comm
+	for pid in $(pgrep -f -- "$1( |/|\$)"); do
+		read -r comm 2>/dev/null <"/proc/$pid/comm" || continue
+		case $comm in
+		qemu-system-* | eusrv-board-mod*) echo "$pid" ;;
+		esac
+	done
+}
+
 # board_stop_keeping_trouble: qemu/board stop; the trouble it reports
 # (status 125) goes to the suite's last point rather than into the status,
 # so that one report fails one point, not also every "board stop".
