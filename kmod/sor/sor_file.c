@@ -11,14 +11,10 @@
 #include <linux/anon_inodes.h>
 #include <linux/fcntl.h>
 #include <linux/fs.h>
-#include <linux/mm.h>
 #include <linux/pid_namespace.h>
 #include <linux/module.h>
-#include <linux/poll.h>
-#include <linux/sched/signal.h>
 #include <linux/sockios.h>
 #include <linux/splice.h>
-#include <linux/uio.h>
 #include <linux/uaccess.h>
 #include <asm/ioctls.h>
 
