@@ -26,12 +26,12 @@ mirror=${EUSRV_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 suite=bookworm
 # What node-init, the agent, the board suites and the tools need beyond
 # Debian's essential set: modules, addresses, ps, ping, nm (the symbol
-# check of suite 10), awk; then the unmodified programs the sockets over
-# RDMA suites run (70: nc, iperf3, redis, sockperf, nginx and curl, and
-# python3 for a helper) and the servers of make bench (memcached with
-# memaslap, PostgreSQL with pgbench), as tests/deps.sh installs them on
-# the host for the x86 nodes.
-pkgs="bash kmod iproute2 procps iputils-ping binutils mawk psmisc
+# check of suite 10), awk, ethtool (the shared NIC's suite 80); then the
+# unmodified programs the sockets over RDMA suites run (70: nc, iperf3,
+# redis, sockperf, nginx and curl, and python3 for a helper) and the
+# servers of make bench (memcached with memaslap, PostgreSQL with
+# pgbench), as tests/deps.sh installs them on the host for the x86 nodes.
+pkgs="bash kmod iproute2 procps iputils-ping binutils mawk psmisc ethtool
 util-linux findutils grep sed coreutils netcat-openbsd
 iperf3 redis-server redis-tools sockperf nginx-light curl python3-minimal
 memcached libmemcached-tools postgresql"
