@@ -147,10 +147,17 @@ static int ring_read(struct conn *c, unsigned char *p, size_t n)
 	return 0;
 }
 
+/* Read N bytes; a peer silent for 30 s is an error, not a hang. */
 static int full_read(int fd, unsigned char *p, size_t n)
 {
 	while (n) {
-		ssize_t r = read(fd, p, n);
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		r = poll(&pfd, 1, 30000);
+		if (r <= 0)
+			return r ? -errno : -ETIMEDOUT;
+		r = read(fd, p, n);
 
 		if (r <= 0)
 			return r ? -errno : -EPIPE;
@@ -564,15 +571,25 @@ static void scrub_mark(struct conn *c)
 	memset(c->rd + SCRUB_SKIP, 0xa5, c->in.rcv_size - SCRUB_SKIP);
 }
 
-/* Serve one scrub connection on FD; 0, or -1 if it went wrong. */
-static int scrub_serve(int fd)
+/* Serve one scrub connection on FD; 0, or what went wrong. */
+static const char *scrub_serve(int fd)
 {
 	unsigned char cmd, *buf = malloc(SCRUB_DMA);
 	struct conn c = { .fd = fd };
+	const char *why = "no memory";
 	int e = -1;
 
-	if (!buf || conn_map(&c) || ring_read(&c, &cmd, 1))
+	if (!buf)
 		goto out;
+	why = "map";
+	if (conn_map(&c))
+		goto out;
+	why = "reading the command";
+	e = ring_read(&c, &cmd, 1);
+	if (e)
+		goto out;
+	why = "serving the command";
+	e = -1;
 	switch (cmd) {
 	case 'M':
 		scrub_mark(&c);
@@ -588,23 +605,26 @@ static int scrub_serve(int fd)
 		e = ring_write(&c, (const unsigned char *)(scrub_count(&c) ? "x" : "z"), 1);
 		/* Held open: the next ones must take other blocks. */
 		free(buf);
-		return e;
+		return e ? why : NULL;
 	}
 	/* Until the client closes. */
 	while (!e && read(fd, buf, SCRUB_DMA) > 0)
 		;
 out:
+	if (e < -1)
+		errno = -e;
+	if (e)
+		fprintf(stderr, "scrub-server: %s: %s\n", why, strerror(errno));
 	free(buf);
 	if (c.map)
 		munmap(c.map, c.in.map_len);
 	close(fd);
-	return e ? -1 : 0;
+	return e ? why : NULL;
 }
 
 static int do_scrub_server(int port)
 {
 	struct eusrv_sor_listen l = { .port = (uint16_t)port };
-	struct eusrv_sor_accept a;
 	int ctl = ctl_open(), ls, s, fd;
 
 	ls = listening(AF_INET, INADDR_ANY, (uint16_t)port, 0);
@@ -616,10 +636,14 @@ static int do_scrub_server(int port)
 	printf("listening\n");
 	fflush(stdout);
 	while ((s = accept(ls, NULL, NULL)) >= 0) {
-		a.fd = s;
+		/* Reserved fields must be zero: ACCEPT refuses them set. */
+		struct eusrv_sor_accept a = { .fd = s };
+
 		fd = ioctl(ctl, EUSRV_SOR_ACCEPT, &a);
 		close(s);
-		if (fd < 0 || scrub_serve(fd))
+		if (fd < 0)
+			perror("scrub-server: ACCEPT");
+		else if (scrub_serve(fd))
 			printf("scrub-server: a connection failed\n");
 		fflush(stdout);
 	}
@@ -649,6 +673,9 @@ static int scrub_dirty(int ctl, int node, int port, unsigned char cmd,
 			e = full_read(c.fd, buf, SCRUB_DMA);
 	}
 out:
+	if (e)
+		fprintf(stderr, "scrub: a '%c' connection failed: %s\n", cmd,
+			e < -1 ? strerror(-e) : "connect, map or command");
 	if (c.map)
 		munmap(c.map, c.in.map_len);
 	if (c.fd >= 0)
