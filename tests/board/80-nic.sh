@@ -21,7 +21,7 @@ P=/proc/eusrv-eth/eusrv0
 # Fairness: every node's share within this many percent of the others'.
 FAIR_PCT=10
 FAIR_SECS=${NIC_FAIR_SECS:-25}
-FAIR_LINE_MBIT=40
+FAIR_LINE_MBIT=20
 
 # reg NODE FILE: a register's procfs file on NODE.
 # Fails, printing nothing, when the file cannot be read or is empty, so
