@@ -571,8 +571,8 @@ static void scrub_mark(struct conn *c)
 	memset(c->rd + SCRUB_SKIP, 0xa5, c->in.rcv_size - SCRUB_SKIP);
 }
 
-/* Serve one scrub connection on FD; 0, or what went wrong. */
-static const char *scrub_serve(int fd)
+/* Serve one scrub connection on FD; 0, or -1 (said on stderr) if it went wrong. */
+static int scrub_serve(int fd)
 {
 	unsigned char cmd, *buf = malloc(SCRUB_DMA);
 	struct conn c = { .fd = fd };
@@ -605,7 +605,7 @@ static const char *scrub_serve(int fd)
 		e = ring_write(&c, (const unsigned char *)(scrub_count(&c) ? "x" : "z"), 1);
 		/* Held open: the next ones must take other blocks. */
 		free(buf);
-		return e ? why : NULL;
+		return e ? -1 : 0;
 	}
 	/* Until the client closes. */
 	while (!e && read(fd, buf, SCRUB_DMA) > 0)
@@ -619,7 +619,7 @@ out:
 	if (c.map)
 		munmap(c.map, c.in.map_len);
 	close(fd);
-	return e ? why : NULL;
+	return e ? -1 : 0;
 }
 
 static int do_scrub_server(int port)
