@@ -22,13 +22,15 @@
 #include "sor_file.h"
 #include "sor_nack.h"
 #include "sor_fallback.h"
+#include "sor_retire.h"
 
 static int sor_file_release(struct inode *inode, struct file *file)
 {
 	struct sor_conn *c = file->private_data;
 
 	sor_fallback_file_gone(c);
-	sor_nack_release(c);
+	if (sor_nack_release(c))
+		sor_retire_try(c);
 	wake_up_all(&c->lock_wq[EUSRV_SOR_LOCK_SEND]);
 	wake_up_all(&c->lock_wq[EUSRV_SOR_LOCK_RECV]);
 	sor_conn_put(c);	/* the file's */

@@ -260,8 +260,12 @@ void sor_rx_nack(unsigned int src, unsigned int id, u64 msg)
 		sor_bad("NACK reply %#llx from node %u for no handshake\n", msg, src);
 }
 
-/* The last close of a connection file. */
-void sor_nack_release(struct sor_conn *c)
+/*
+ * The last close of a connection file.  True when C may leave the table
+ * now: the caller retires it at once, so that its rings and their charge
+ * are gone when close() returns, not when a worker gets to them.
+ */
+bool sor_nack_release(struct sor_conn *c)
 {
 	enum sor_close_action act;
 	unsigned int reason;
@@ -273,7 +277,7 @@ void sor_nack_release(struct sor_conn *c)
 	/* Turned into its TCP socket: given up already, maybe without rings. */
 	if (c->tcp) {
 		spin_unlock_irqrestore(&c->lock, flags);
-		return;
+		return false;
 	}
 	/* What landed, counted, whatever the state. */
 	sor_data_sync_tail_locked(c);
@@ -304,8 +308,8 @@ void sor_nack_release(struct sor_conn *c)
 	case SOR_CLOSE_WAIT:
 		break;
 	case SOR_CLOSE_RETIRE:
-		sor_conn_kick_locked(c, SOR_DO_RETIRE);
 		break;
 	}
 	spin_unlock_irqrestore(&c->lock, flags);
+	return act == SOR_CLOSE_RETIRE;
 }

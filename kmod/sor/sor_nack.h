@@ -13,7 +13,7 @@ void sor_rx_nack(unsigned int src, unsigned int id, u64 msg);
 void sor_nack_send(struct sor_conn *c);
 void sor_nack_reply(struct sor_conn *c);
 void sor_nack_timer(struct sor_conn *c);
-void sor_nack_release(struct sor_conn *c);
+bool sor_nack_release(struct sor_conn *c);
 int sor_nack_send_raw(unsigned int node, unsigned int to_id,
 		      unsigned int kind, unsigned int reason,
 		      unsigned int from_id);

@@ -116,6 +116,7 @@ static void every_call(int fd)
 static int do_rings(int node, int port, int closed)
 {
 	struct pollfd p = { .events = POLLIN | POLLOUT };
+	struct eusrv_sor_stats s0, s1;
 	struct eusrv_sor_info in;
 	int ctl = ctl_open(), fd;
 	char why[64];
@@ -127,6 +128,7 @@ static int do_rings(int node, int port, int closed)
 		   EINVAL, "non-blocking CONNECT with rings above the maximum: EINVAL");
 
 	/* The largest rings, to a port nobody listens on, in the background. */
+	stats(ctl, &s0);
 	fd = connect_shift(ctl, node, closed, EUSRV_SOR_F_NONBLOCK,
 			   EUSRV_SOR_RING_MAX_SHIFT, NULL);
 	result(fd >= 0, "non-blocking CONNECT with the largest rings: a file",
@@ -140,6 +142,13 @@ static int do_rings(int node, int port, int closed)
 		every_call(fd);		/* once it failed */
 		result(1, "... every call on the failed file returns", "");
 		close(fd);
+		/* Else a program that tries again at once may hit its limit. */
+		stats(ctl, &s1);
+		snprintf(why, sizeof(why), "charged pages %llu before, %llu after",
+			 (unsigned long long)s0.charged_pages,
+			 (unsigned long long)s1.charged_pages);
+		result(s1.charged_pages <= s0.charged_pages,
+		       "... its rings' charge is gone when close() returns", why);
 	}
 
 	/* The listener's own sizes (the default) cap what we ask for. */
