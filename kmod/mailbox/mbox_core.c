@@ -117,6 +117,7 @@ struct mbox_dev {
 	u32 held;			/* messages kept in all backlogs */
 	u32 room_cnt;			/* ROOM_CNT last seen */
 	unsigned int tx_waiters;	/* senders that want TXDONE interrupts */
+	bool tx_moved;			/* a sender reaped or posted: wake waiters */
 	u32 ctrl;			/* CTRL as last written */
 
 	atomic64_t cnt[MBOX_NR_COUNTERS];
@@ -500,20 +501,36 @@ static bool mbox_resend(struct mbox_dev *mb)
  * Reap what completed well or was refused, as the next store is posted
  * or a waiting sender looks (no interrupt says so), and post again what
  * refused destinations keep if room came meanwhile; failed stores are
- * left to the interrupt (ERR_IE), which reports them.  tx_lock held.
+ * left to the interrupt (ERR_IE), which reports them.  What moved here
+ * the interrupt will not find, so it would wake no waiter: the caller
+ * does, through mbox_tx_unlock().  tx_lock held.
  */
 static void mbox_tidy_locked(struct mbox_dev *mb)
 {
-	bool room_came = false;
+	bool room_came = false, moved = false;
 	unsigned int dst;
 	u32 status;
 	u64 msg;
 
 	while (mbox_reap_one_locked(mb, &msg, &dst, &status, true))
-		;
+		moved = true;
 	if (mb->backlogged)
-		mbox_resend_all_locked(mb, &room_came);
+		moved |= mbox_resend_all_locked(mb, &room_came);
+	if (moved && mb->tx_waiters)
+		mb->tx_moved = true;
 	mbox_ctrl_update_locked(mb);
+}
+
+/* Drop tx_lock; wake the waiting senders if the queue moved under it. */
+static void mbox_tx_unlock(struct mbox_dev *mb, unsigned long flags)
+	__releases(&mb->tx_lock)
+{
+	bool wake = mb->tx_moved;
+
+	mb->tx_moved = false;
+	spin_unlock_irqrestore(&mb->tx_lock, flags);
+	if (wake)
+		wake_up(&mbox_tx_wq);
 }
 
 /* The interrupt's work, MBOX_DID_*; hard-IRQ context (interrupt or irq_work). */
@@ -609,7 +626,7 @@ static int mbox_post(struct mbox_dev *mb, unsigned int node, const u64 *msgs,
 	if (kick)
 		mbox_kick(mb);
 	mbox_ctrl_update_locked(mb);
-	spin_unlock_irqrestore(&mb->tx_lock, flags);
+	mbox_tx_unlock(mb, flags);
 	if (i)
 		return i;
 	mbox_count(mb, MBOX_TX_BUSY);
@@ -684,7 +701,7 @@ static bool mbox_tx_cond(bool (*cond)(struct mbox_dev *mb, unsigned int node),
 	if (mb) {
 		spin_lock_irqsave(&mb->tx_lock, flags);
 		ret = cond(mb, node);
-		spin_unlock_irqrestore(&mb->tx_lock, flags);
+		mbox_tx_unlock(mb, flags);
 	}
 	rcu_read_unlock();
 	return ret;
