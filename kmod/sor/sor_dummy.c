@@ -29,6 +29,49 @@ static DEFINE_SPINLOCK(sor_accept_lock);
 static DEFINE_MUTEX(sor_dummy_mutex);
 
 /*
+ * The dummy's state changed (softirq or process context, the socket
+ * locked).  Once the program closed its end of it unclaimed (FIN: our
+ * CLOSE_WAIT; RST: CLOSE), C goes as the socket it stood for would, from
+ * C's timer work (sor_setup_timer()).
+ */
+static void sor_dummy_state_change(struct sock *sk)
+{
+	struct sor_conn *c;
+	unsigned long flags;
+
+	read_lock_bh(&sk->sk_callback_lock);
+	c = sk->sk_user_data;
+	if (c && (sk->sk_state == TCP_CLOSE_WAIT || sk->sk_state == TCP_CLOSE)) {
+		spin_lock_irqsave(&c->lock, flags);
+		if (!c->released && !c->has_file && !c->dummy.closed) {
+			c->dummy.closed = true;
+			sor_conn_arm_locked(c, 0);
+		}
+		spin_unlock_irqrestore(&c->lock, flags);
+	}
+	if (c)
+		c->dummy.state_change(sk);
+	read_unlock_bh(&sk->sk_callback_lock);
+}
+
+/* SK tells C of its state changes; or no more (C NULL), as it was. */
+static void sor_dummy_watch(struct sock *sk, struct sor_conn *c)
+{
+	struct sor_conn *old;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	old = sk->sk_user_data;
+	if (c) {
+		c->dummy.state_change = sk->sk_state_change;
+		sk->sk_state_change = sor_dummy_state_change;
+	} else if (old) {
+		sk->sk_state_change = old->dummy.state_change;
+	}
+	sk->sk_user_data = c;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+/*
  * The dummy: a kernel TCP socket connected to the listener, made once the
  * connection is established, so that the program's accept() returns only
  * connections that ACCEPT can hand over at once.
@@ -64,6 +107,7 @@ static int sor_dummy_connect(struct sor_conn *c)
 		sock_release(sock);
 		return ret;
 	}
+	sor_dummy_watch(sock->sk, c);
 	/* Findable by ACCEPT before the listener can see it. */
 	spin_lock_irqsave(&sor_accept_lock, flags);
 	c->dummy.sock = sock;
@@ -167,13 +211,32 @@ void sor_dummy_drop(struct sor_conn *c)
 	c->dummy.listen_sk = NULL;
 	c->dummy.gone = true;
 	spin_unlock_irqrestore(&sor_accept_lock, flags);
-	if (sock)
+	if (sock) {
+		sor_dummy_watch(sock->sk, NULL);
 		sock_release(sock);
+	}
 	mutex_unlock(&sor_dummy_mutex);
 	if (lsk)
 		sock_put(lsk);
 	if (net)
 		put_net(net);
+}
+
+/*
+ * C off the accepting list unless an ACCEPT claimed it: true if it was
+ * still there (none can claim it now).  For a dummy whose peer the
+ * program closed (sor_dummy_state_change()).
+ */
+bool sor_dummy_withdraw(struct sor_conn *c)
+{
+	bool unclaimed;
+
+	spin_lock_irq(&sor_accept_lock);
+	unclaimed = !c->dummy.gone && !list_empty(&c->dummy.link);
+	if (unclaimed)
+		list_del_init(&c->dummy.link);
+	spin_unlock_irq(&sor_accept_lock);
+	return unclaimed;
 }
 
 /* Nobody listens on PORT any more: its unclaimed connections go. */

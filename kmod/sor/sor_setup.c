@@ -17,6 +17,8 @@
 
 #include "sor_data.h"
 #include "sor_fallback.h"
+#include "sor_nack.h"
+#include "sor_retire.h"
 #include "sor_setup.h"
 
 /* Whether SK is a TCP socket over IPv4 or IPv6. */
@@ -154,6 +156,16 @@ void sor_setup_timer(struct sor_conn *c)
 		/* The client's ADDR never came. */
 		c->released = true;
 		sor_conn_abort_locked(c, ETIMEDOUT, ETIMEDOUT);
+	} else if (!c->released && c->dummy.closed) {
+		spin_unlock_irqrestore(&c->lock, flags);
+		/*
+		 * The program closed the dummy's peer unclaimed: C closes as
+		 * its close() of the socket would (FIN, or RST over data it
+		 * never read), not when SOR_UNCLAIMED_MS runs out.
+		 */
+		if (sor_dummy_withdraw(c) && sor_nack_release(c))
+			sor_retire_try(c);
+		return;
 	} else if (!c->released &&
 		   time_after_eq(jiffies, c->born + msecs_to_jiffies(SOR_UNCLAIMED_MS))) {
 		/* The program never accepted the dummy. */

@@ -81,6 +81,13 @@ SCRUB=$((PORT + 13))
 serve_on_node1 scrub-server $SCRUB /tmp/sor-scrub.out
 run_report "node0 scrub" node0 scrub 1 $SCRUB
 on node1 "pkill -f 'sor-driver-test scrub-server'" >/dev/null 2>&1
+
+# A server that closes its accepted sockets without ACCEPT: the clients
+# hear at once, as over TCP; the server's side goes with them.
+DROP=$((PORT + 15))
+serve_on_node1 drop-server $DROP /tmp/sor-drop.out
+run_report "node0 dropped" node0 dropped 1 $DROP
+on node1 "pkill -f 'sor-driver-test drop-server'" >/dev/null 2>&1
 # The server reports its first connection once the client has closed it.
 for _ in $(seq 100); do
 	on node1 'grep -q "every block checked" /tmp/sor-server.out' >/dev/null 2>&1 && break

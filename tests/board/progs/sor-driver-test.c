@@ -721,6 +721,88 @@ static int do_scrub(int node, int port)
 	return failures ? 1 : 0;
 }
 
+#define DROP_CONNS	6U
+#define DROP_EOF_S	3.0	/* against the 60 s an unclaimed connection is kept */
+
+/* Accept every dummy and close it unclaimed, as a program may. */
+static int do_drop_server(int port)
+{
+	struct eusrv_sor_listen l = { .port = (uint16_t)port };
+	int ctl = ctl_open(), ls, s;
+
+	ls = listening(AF_INET, INADDR_ANY, (uint16_t)port, 0);
+	l.fd = ls;
+	if (ls < 0 || ioctl(ctl, EUSRV_SOR_LISTEN, &l)) {
+		perror("drop-server: listen");
+		return 2;
+	}
+	printf("listening\n");
+	fflush(stdout);
+	while ((s = accept(ls, NULL, NULL)) >= 0) {
+		usleep(200000);	/* what the client sent is in by then */
+		close(s);
+	}
+	return 0;
+}
+
+/*
+ * One connection whose server closes the accepted socket without ACCEPT,
+ * after SENT bytes of ours (0 or 100): as over TCP's close(), the read
+ * ends in EOF, or ECONNRESET if the server had not read what we sent.
+ * How long the read waited, or -1 if it ended otherwise.
+ */
+static double dropped_one(int ctl, int node, int port, size_t sent)
+{
+	struct pollfd p = { .events = POLLIN };
+	char buf[100] = { 0 };
+	double t0 = now();
+	ssize_t n;
+
+	p.fd = connect_to(ctl, node, port, 0);
+	if (p.fd < 0)
+		return -1;
+	if (sent && write(p.fd, buf, sent) != (ssize_t)sent) {
+		close(p.fd);
+		return -1;
+	}
+	n = poll(&p, 1, 10000) == 1 ? read(p.fd, buf, 1) : -2;
+	close(p.fd);
+	if (sent ? n != -1 || errno != ECONNRESET : n != 0)
+		return -1;
+	return now() - t0;
+}
+
+/*
+ * Connections whose server closes the accepted socket without ACCEPT:
+ * the client hears as over TCP, at once, not when the server's driver
+ * gives up on the unclaimed connection (60 s).
+ */
+static int do_dropped(int node, int port)
+{
+	unsigned int i, late = 0, wrong = 0;
+	int ctl = ctl_open();
+	double t, worst = 0;
+	char why[96];
+
+	for (i = 0; i < DROP_CONNS; i++) {
+		t = dropped_one(ctl, node, port, i & 1 ? 100 : 0);
+		if (t < 0)
+			wrong++;
+		else if (t > DROP_EOF_S)
+			late++;
+		if (t > worst)
+			worst = t;
+	}
+	snprintf(why, sizeof(why), "%u ended otherwise, %u late; slowest %.0f ms",
+		 wrong, late, worst * 1e3);
+	result(!wrong && !late,
+	       "connections the server closed unaccepted: EOF, or ECONNRESET over unread bytes, within 3 s",
+	       why);
+	printf("dropped: slowest after %.0f ms\n", worst * 1e3);
+	close(ctl);
+	return failures ? 1 : 0;
+}
+
 static int do_badioctl(void)
 {
 	struct eusrv_sor_connect rq = { .node = 0, .port = 1, .reserved2 = 1 };
@@ -1029,7 +1111,11 @@ int main(int argc, char **argv)
 		return do_scrub_server(atoi(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "scrub"))
 		return do_scrub(atoi(argv[2]), atoi(argv[3]));
-	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT |\n  guard NODE PORT | nbconnect NODE PORT | sockcheck NODE PORT | badioctl |\n  scrub-server PORT | scrub NODE PORT\n",
+	if (argc == 3 && !strcmp(argv[1], "drop-server"))
+		return do_drop_server(atoi(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "dropped"))
+		return do_dropped(atoi(argv[2]), atoi(argv[3]));
+	fprintf(stderr, "usage: %s server PORT | client NODE PORT | refused NODE PORT | hold NODE PORT |\n  guard NODE PORT | nbconnect NODE PORT | sockcheck NODE PORT | badioctl |\n  scrub-server PORT | scrub NODE PORT | drop-server PORT | dropped NODE PORT\n",
 		argv[0]);
 	return 2;
 }
