@@ -622,19 +622,32 @@ out:
 	return e ? -1 : 0;
 }
 
-static int do_scrub_server(int port)
+/*
+ * A TCP socket listening on PORT and registered with CTL (LISTEN), once
+ * "listening" is said; -1 (WHO's error said) if not.
+ */
+static int registered_listener(int ctl, int port, const char *who)
 {
 	struct eusrv_sor_listen l = { .port = (uint16_t)port };
-	int ctl = ctl_open(), ls, s, fd;
+	int ls = listening(AF_INET, INADDR_ANY, (uint16_t)port, 0);
 
-	ls = listening(AF_INET, INADDR_ANY, (uint16_t)port, 0);
 	l.fd = ls;
 	if (ls < 0 || ioctl(ctl, EUSRV_SOR_LISTEN, &l)) {
-		perror("scrub-server: listen");
-		return 2;
+		fprintf(stderr, "%s: listen: %s\n", who, strerror(errno));
+		return -1;
 	}
 	printf("listening\n");
 	fflush(stdout);
+	return ls;
+}
+
+static int do_scrub_server(int port)
+{
+	int ctl = ctl_open(), ls, s, fd;
+
+	ls = registered_listener(ctl, port, "scrub-server");
+	if (ls < 0)
+		return 2;
 	while ((s = accept(ls, NULL, NULL)) >= 0) {
 		/* Reserved fields must be zero: ACCEPT refuses them set. */
 		struct eusrv_sor_accept a = { .fd = s };
@@ -727,17 +740,11 @@ static int do_scrub(int node, int port)
 /* Accept every dummy and close it unclaimed, as a program may. */
 static int do_drop_server(int port)
 {
-	struct eusrv_sor_listen l = { .port = (uint16_t)port };
 	int ctl = ctl_open(), ls, s;
 
-	ls = listening(AF_INET, INADDR_ANY, (uint16_t)port, 0);
-	l.fd = ls;
-	if (ls < 0 || ioctl(ctl, EUSRV_SOR_LISTEN, &l)) {
-		perror("drop-server: listen");
+	ls = registered_listener(ctl, port, "drop-server");
+	if (ls < 0)
 		return 2;
-	}
-	printf("listening\n");
-	fflush(stdout);
 	while ((s = accept(ls, NULL, NULL)) >= 0) {
 		usleep(200000);	/* what the client sent is in by then */
 		close(s);
