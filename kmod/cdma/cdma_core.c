@@ -222,9 +222,6 @@ static enum cdma_chain_end cdma_reclaim(struct cdma_dev *cd)
 
 	if (freed)
 		cdma_count(cd, CDMA_COMPLETED, freed);
-	/* What we freed the interrupt will not find: tell the sleepers. */
-	if (freed && cdma_sleepers)
-		cdma_wake();
 	/* The error interrupt may be on its way; make sure it is handled. */
 	if (r == CDMA_RECLAIM_ERROR)
 		schedule_work(&cd->err_work);
