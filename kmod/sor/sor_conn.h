@@ -68,6 +68,7 @@ struct sor_conn {
 	bool client;
 	bool have_addr;			/* the peer's ADDR arrived */
 	bool has_file;			/* a connection file exists / existed */
+	bool early_map;			/* CONNECT maps it before set-up ends */
 	bool released;			/* ... and is gone (or never will be) */
 	bool in_table;
 	int so_error;			/* pending error, cleared by GET_ERROR */

@@ -19,6 +19,7 @@
 
 #include "sor_client.h"
 #include "sor_connect.h"
+#include "sor_early.h"
 #include "sor_fallback.h"
 #include "sor_file.h"
 #include "sor_keepalive.h"
@@ -175,50 +176,68 @@ static int sor_connect_tell(const struct eusrv_sor_connect *rq,
 }
 
 /*
- * A blocking CONNECT, its ConnRQ out: wait for ACCEPT, size the rings as
- * it says (charged to OWNER), wait for ADDR, establish.  The new file's
- * descriptor, or the error (C is given up then).
+ * A blocking CONNECT, its ConnRQ out: its file (and with EUSRV_SOR_F_MAP
+ * its mapping) made while the answer is on its way, wait for ACCEPT, size
+ * the rings as it says (charged to OWNER), wait for ADDR, establish.  The
+ * new file's descriptor, or the error (C is given up then).
  */
 static int sor_connect_wait(struct sor_conn *c, const struct sor_owner *owner,
 			    struct eusrv_sor_connect *rq,
 			    struct eusrv_sor_connect __user *out,
 			    unsigned long deadline)
 {
+	struct sor_early ef;
 	unsigned long flags;
 	long left;
 	int ret;
 
-	left = wait_event_interruptible_timeout(c->wq, sor_connect_answered(c),
-						sor_st_wait_left(deadline, jiffies));
-	if (left <= 0)
-		return sor_connect_gave_up(c, left);
-	if (READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING)
-		return sor_client_fail(c, ECONNREFUSED);
-	ret = sor_client_rings(c, owner);
+	ret = sor_early_open(&ef, c, rq->out_flags, rq->flags & EUSRV_SOR_F_MAP);
 	if (ret)
 		return sor_client_fail(c, -ret);
+	left = wait_event_interruptible_timeout(c->wq, sor_connect_answered(c),
+						sor_st_wait_left(deadline, jiffies));
+	if (left <= 0) {
+		ret = sor_connect_gave_up(c, left);
+		goto failed;
+	}
+	ret = READ_ONCE(c->state) != EUSRV_SOR_ST_CONNECTING ? ECONNREFUSED :
+	      -sor_early_rings(&ef, c, owner);
+	if (ret) {
+		ret = sor_client_fail(c, ret);
+		goto failed;
+	}
 	left = wait_event_interruptible_timeout(c->wq, sor_connect_addressed(c),
 						sor_st_wait_left(deadline, jiffies));
-	if (left <= 0)
-		return sor_connect_gave_up(c, left);
+	if (left <= 0) {
+		ret = sor_connect_gave_up(c, left);
+		goto failed;
+	}
 
 	spin_lock_irqsave(&c->lock, flags);
 	ret = sor_client_establish_locked(c) ? 0 : -ECONNREFUSED;
 	spin_unlock_irqrestore(&c->lock, flags);
-	if (ret)
-		return sor_client_fail(c, ECONNREFUSED);
+	if (ret) {
+		ret = sor_client_fail(c, ECONNREFUSED);
+		goto failed;
+	}
 	ret = sor_client_send_addr(c);
 	if (!ret) {
 		sor_file_info(c, &rq->info);
-		ret = sor_connect_tell(rq, out);
+		ret = sor_early_ready(&ef, rq->out_flags, &rq->info);
 	}
-	if (!ret)
-		ret = sor_file_open(c, rq->out_flags);
+	if (ret >= 0 && sor_connect_tell(rq, out)) {
+		put_unused_fd(ret);
+		ret = -EFAULT;
+	}
 	if (ret < 0) {
 		sor_count(SOR_S_CONNECT_FAILED);
 		sor_setup_abandon(c);
+	} else {
+		sor_early_install(&ef, ret);
 	}
 	sor_conn_put(c);
+failed:
+	sor_early_drop(&ef);
 	return ret;
 }
 
@@ -247,7 +266,7 @@ static int sor_connect_bg(struct sor_conn *c, struct sor_bg *bg,
 
 #define SOR_CONNECT_FLAGS	(EUSRV_SOR_F_NONBLOCK | EUSRV_SOR_F_CLOEXEC | \
 				 EUSRV_SOR_F_INHERIT | EUSRV_SOR_F_BIND | \
-				 EUSRV_SOR_F_INET6)
+				 EUSRV_SOR_F_INET6 | EUSRV_SOR_F_MAP)
 
 /* CONNECT (docs/protocol.md section 3): the new file's descriptor, or an error. */
 int sor_connect(struct sor_ctl *ctl, struct eusrv_sor_connect *rq,

@@ -10,6 +10,7 @@
 
 #include <linux/anon_inodes.h>
 #include <linux/fcntl.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/pid_namespace.h>
 #include <linux/module.h>
@@ -253,10 +254,15 @@ const struct file_operations sor_file_fops = {
 	.llseek = no_llseek,
 };
 
-/* A file for the established connection C: its descriptor, or an error. */
-int sor_file_open(struct sor_conn *c, u32 flags)
+/*
+ * A file for connection C, in no descriptor table yet: the established
+ * connection's, or a blocking CONNECT's own while it waits
+ * (sor_early.c).  FLAGS: EUSRV_SOR_F_NONBLOCK.  One per connection.
+ */
+struct file *sor_file_new(struct sor_conn *c, u32 flags)
 {
-	int oflags = O_RDWR, fd;
+	int oflags = O_RDWR;
+	struct file *file;
 
 	/*
 	 * Every ring user below takes the rings as there: a connection
@@ -264,18 +270,34 @@ int sor_file_open(struct sor_conn *c, u32 flags)
 	 * reference (or, once it is TCP, until no ring code can run).
 	 */
 	if (WARN_ON_ONCE(!sor_conn_has_rings(c)))
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	if (flags & EUSRV_SOR_F_NONBLOCK)
 		oflags |= O_NONBLOCK;
-	if (flags & EUSRV_SOR_F_CLOEXEC)
-		oflags |= O_CLOEXEC;
 	kref_get(&c->ref);	/* the file's */
 	c->has_file = true;
 	c->pidns = get_pid_ns(task_active_pid_ns(current));
-	fd = anon_inode_getfd("[eusrv_sor]", &sor_file_fops, c, oflags);
-	if (fd < 0) {
+	file = anon_inode_getfile("[eusrv_sor]", &sor_file_fops, c, oflags);
+	if (IS_ERR(file)) {
 		c->has_file = false;
 		sor_conn_put(c);
 	}
+	return file;
+}
+
+/* A file for the established connection C: its descriptor, or an error. */
+int sor_file_open(struct sor_conn *c, u32 flags)
+{
+	struct file *file;
+	int fd;
+
+	fd = get_unused_fd_flags(flags & EUSRV_SOR_F_CLOEXEC ? O_CLOEXEC : 0);
+	if (fd < 0)
+		return fd;
+	file = sor_file_new(c, flags);
+	if (IS_ERR(file)) {
+		put_unused_fd(fd);
+		return PTR_ERR(file);
+	}
+	fd_install(fd, file);
 	return fd;
 }

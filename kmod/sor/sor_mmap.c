@@ -54,7 +54,9 @@ static vm_fault_t sor_file_fault(struct vm_fault *vmf)
 	void *p;
 
 	spin_lock_irqsave(&c->lock, flags);
-	p = sor_map_page_locked(c, (u64)vmf->pgoff << PAGE_SHIFT);
+	/* CONNECT's own early mapping: the rings may still be replaced. */
+	p = c->state == EUSRV_SOR_ST_CONNECTING ? NULL :
+	    sor_map_page_locked(c, (u64)vmf->pgoff << PAGE_SHIFT);
 	spin_unlock_irqrestore(&c->lock, flags);
 	if (!p)
 		return VM_FAULT_SIGBUS;
@@ -102,18 +104,26 @@ int sor_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct sor_conn *c = file->private_data;
 	unsigned long len = vma->vm_end - vma->vm_start;
+	bool connecting;
 
 	if (!(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
-	/* The ring sizes are final once set-up is over, and only then. */
+	/*
+	 * The ring sizes are final once set-up is over, and only then; a
+	 * blocking CONNECT maps its file before (sor_early.c), and keeps
+	 * that mapping from a fork's child until it is over.
+	 */
+	connecting = READ_ONCE(c->state) == EUSRV_SOR_ST_CONNECTING;
 	if (READ_ONCE(c->tcp) || sor_fallback_setting_up(c->bg) ||
-	    READ_ONCE(c->state) == EUSRV_SOR_ST_CONNECTING)
+	    (connecting && !READ_ONCE(c->early_map)))
 		return -EAGAIN;
 	if (vma->vm_pgoff || len > sor_map_len(c))
 		return -EINVAL;
 	sor_ulock_note_ns(c);
 	/* As remap_pfn_range() would have it, the pages filled in by faults. */
 	vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
+	if (connecting)
+		vma->vm_flags |= VM_DONTCOPY;
 	vma->vm_flags &= ~VM_MAYEXEC;
 	vma->vm_ops = &sor_file_vm_ops;
 	return sor_file_premap(c, vma);

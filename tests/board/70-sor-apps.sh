@@ -101,7 +101,7 @@ if [ $driver = yes ]; then
 	client() {
 		local bin=$1 name=$2 port=7600 tmo=300 out rc
 		shift 2
-		case $1 in many|cycles|scribble) port=7700 ;; sigcycles) port=7620 ;; esac
+		case $1 in many|cycles|scribble|resized) port=7700 ;; sigcycles) port=7620 ;; esac
 		snap
 		# 10000 set-ups take 160 s on a quiet host with memory
 		# debugging, twice that on a busy one.
@@ -125,7 +125,7 @@ if [ $driver = yes ]; then
 		threads) over_rdma "$name $1" $((4 * 3000 * 64)) $port ;;
 		calls) over_rdma "$name $1" 300 $port ;;
 		unread|peerkill|scribble) opened "$name $1" 1 $port ;;
-		many|cycles|sigcycles) opened "$name $1" "$2" $port ;;
+		many|cycles|sigcycles|resized) opened "$name $1" "$2" $port ;;
 		*) over_rdma "$name $1" 1 $port ;;
 		esac
 	}
@@ -139,7 +139,7 @@ if [ $driver = yes ]; then
 		"inetd 1000000" "reexec 1000000" "execclient 200000" "passfd 200000" \
 		"signals" "shutrd" "sigcycles 300" "async 50" "preopts" "linger0" \
 		"locks" "slowread 16777216" "vfork" "cancel 20" "mmsg" \
-		"splice 1048576" "sockopts"; do
+		"splice 1048576" "sockopts" "resized 20"; do
 		# shellcheck disable=SC2086 # a mode and its argument
 		client "$prog" sor-test $t
 	done
@@ -212,6 +212,9 @@ if [ $driver = yes ]; then
 	with_knob serve_delay_ms 600 7600 sigconnect &&
 		over_rdma "sor-test sigconnect" 65536 7600
 	with_knob serve_delay_ms 600 7600 intrconnect
+	# connect() maps the rings while it waits; a child forked then does
+	# not get the mapping.
+	with_knob serve_delay_ms 600 7600 forkconnect
 	with_knob forge_addr 0x7fffff0000 7600 badaddr 0
 	with_knob forge_addr 0x7ffff00000 7600 badaddr 1
 	with_knob serve_delay_ms 1000 7600 bgconnect

@@ -46,7 +46,18 @@ static bool is_pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-/* Map the rings of CFD as IN (from INFO or CONNECT) gives their layout. */
+/* A mapping CONNECT made (map_addr) that will not be used. */
+static void drop_premap(const struct eusrv_sor_info *in)
+{
+	if (in->map_addr && (uint64_t)(uintptr_t)in->map_addr == in->map_addr &&
+	    in->map_len <= (1ULL << 30))
+		usor_r->munmap((void *)(uintptr_t)in->map_addr, in->map_len);
+}
+
+/*
+ * Map the rings of CFD as IN (from INFO or CONNECT) gives their layout,
+ * unless CONNECT mapped them already (map_addr).
+ */
 static int map_rings(struct usor_conn *c, int cfd, const struct eusrv_sor_info *info)
 {
 	struct eusrv_sor_info in = *info;
@@ -58,12 +69,16 @@ static int map_rings(struct usor_conn *c, int cfd, const struct eusrv_sor_info *
 	    in.rcv_hdr_off + sizeof(struct eusrv_sor_ring_hdr) > in.map_len ||
 	    in.snd_data_off + in.snd_size > in.map_len ||
 	    in.rcv_data_off + in.rcv_size > in.map_len ||
-	    in.map_len > (1ULL << 30)) {
+	    in.map_len > (1ULL << 30) ||
+	    (uint64_t)(uintptr_t)in.map_addr != in.map_addr) {
+		drop_premap(&in);
 		errno = EPROTO;
 		return -1;
 	}
-	map = usor_r->mmap(NULL, in.map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			  cfd, 0);
+	map = (void *)(uintptr_t)in.map_addr;
+	if (!map)
+		map = usor_r->mmap(NULL, in.map_len, PROT_READ | PROT_WRITE,
+				  MAP_SHARED, cfd, 0);
 	if (map == MAP_FAILED)
 		return -1;
 	c->map = map;
@@ -112,6 +127,7 @@ struct usor_conn *usor_conn_map_info(int cfd, const struct eusrv_sor_info *in)
 	int e;
 
 	if (!c) {
+		drop_premap(in);
 		errno = ENOMEM;
 		return NULL;
 	}

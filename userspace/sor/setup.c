@@ -233,7 +233,8 @@ static void connect_request(struct eusrv_sor_connect *rq, int fd, int node,
 	rq->node = (uint32_t)node;
 	rq->port = ntohs(dst->sin_port);
 	rq->fd = fd;
-	rq->flags = EUSRV_SOR_F_INHERIT | EUSRV_SOR_F_BIND;
+	/* The driver maps the rings while the answer is on its way. */
+	rq->flags = EUSRV_SOR_F_INHERIT | EUSRV_SOR_F_BIND | EUSRV_SOR_F_MAP;
 	if (addr->sa_family == AF_INET6)
 		rq->flags |= EUSRV_SOR_F_INET6;
 	rq->snd_shift = (uint8_t)USOR_AUX_SND_SHIFT(aux);

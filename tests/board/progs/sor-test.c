@@ -22,7 +22,8 @@
  *                                       unread peerkill closeflush
  *                                       closestall soak sockopts
  *                                       forgotten stress (serve);
- *                                       many cycles scribble (serve-many)
+ *                                       many cycles scribble resized
+ *                                       (serve-many)
  *
  * Built with -DSOR_TEST_RAW_CONNECT, the clients connect with
  * syscall(SYS_connect, ...), which no libc can intercept (suite 76).
@@ -2978,10 +2979,135 @@ static void t_late(const char *host, const char *port, uint64_t n)
 	printf("ok %s: 4096 bytes echoed over RDMA in %.0f ms\n", mode, ms_since(&t0));
 }
 
+/*
+ * The connection files mapped into this process: how many mappings, and
+ * *LEN their bytes (the library maps each connection once).
+ */
+static int sor_maps(unsigned long *len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long a, b;
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		die("/proc/self/maps");
+	*len = 0;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[eusrv_sor]") &&
+		    sscanf(line, "%lx-%lx", &a, &b) == 2) {
+			n++;
+			*len += b - a;
+		}
+	fclose(f);
+	return n;
+}
+
+static void no_sor_maps(const char *when)
+{
+	unsigned long len;
+
+	if (sor_maps(&len)) {
+		fprintf(stderr, "%s: %s\n", mode, when);
+		fail("a connection's mapping is left in the process");
+	}
+}
+
+/*
+ * resized: rings of the default size to serve-many's listener of small
+ * ones.  connect() maps them while the answer is on its way, and the
+ * server's ACCEPT chooses smaller ones, so the mapping is made again:
+ * one mapping, of the sizes in use, each echo through the new rings, and
+ * none left once closed.
+ */
+static void t_resized(const char *host, const char *port, uint64_t n)
+{
+	struct eusrv_sor_info in;
+	unsigned long len;
+	uint64_t i;
+
+	if (!n)
+		n = 20;
+	no_sor_maps("before the first connect()");
+	for (i = 0; i < n; i++) {
+		int fd = dial(host, port, 0, false);
+
+		memset(&in, 0, sizeof(in));
+		if (!is_rdma(fd) || ioctl(fd, EUSRV_SOR_INFO, &in))
+			fail("the connection went over TCP, not RDMA");
+		if (in.snd_size != SMALL_BUF || in.rcv_size != SMALL_BUF)
+			fail("the rings are not the sizes the listener chose");
+		if (sor_maps(&len) != 1 || len != in.map_len)
+			fail("not one mapping of the connection, of its length");
+		echo_check(fd, (uint32_t)i);
+		echo_check(fd, (uint32_t)~i);
+		close(fd);
+		no_sor_maps("after close()");
+	}
+	printf("ok %s: %llu connections of default rings to a listener of %d-byte ones: mapped once at the chosen sizes, echoed, nothing left mapped\n",
+	       mode, (unsigned long long)n, SMALL_BUF);
+}
+
+struct fork_probe {
+	int parent_maps;	/* the connection files mapped when it forked */
+	int child_status;
+};
+
+/* 200 ms into the connect() of t_forkconnect: fork, the child looks. */
+static void *fork_probe(void *arg)
+{
+	struct fork_probe *fp = arg;
+	unsigned long len;
+	pid_t pid;
+
+	usleep(200000);
+	fp->parent_maps = sor_maps(&len);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid)
+		_exit(sor_maps(&len) ? 3 : 0);
+	if (waitpid(pid, &fp->child_status, 0) != pid)
+		die("waitpid");
+	return NULL;
+}
+
+/*
+ * forkconnect (the suite makes the server answer 600 ms late): a thread
+ * forks while connect() waits.  The parent has the rings mapped already,
+ * the child must not: a connection it has no descriptor of would stay
+ * mapped, so open, in the child.  Then the parent's connection as usual.
+ */
+static void t_forkconnect(const char *host, const char *port, uint64_t n)
+{
+	struct fork_probe fp = { .parent_maps = -1 };
+	pthread_t t;
+	int fd;
+
+	(void)n;
+	no_sor_maps("before connect()");
+	if (pthread_create(&t, NULL, fork_probe, &fp))
+		die("pthread_create");
+	fd = dial(host, port, 0, false);
+	pthread_join(t, NULL);
+	if (fp.parent_maps != 1)
+		fail("connect() had not mapped the rings 200 ms into its wait");
+	if (!WIFEXITED(fp.child_status) || WEXITSTATUS(fp.child_status))
+		fail("a child forked while connect() waited has the rings mapped");
+	if (!is_rdma(fd))
+		fail("the connection went over TCP, not RDMA");
+	echo_bytes(fd, 65536);
+	close(fd);
+	no_sor_maps("after close()");
+	printf("ok %s: mapped during connect(), not in a child forked then; over RDMA, echoed, nothing left mapped\n",
+	       mode);
+}
+
 /* SA_RESTART: connect() goes on through the signal, over RDMA. */
 static void t_sigconnect(const char *host, const char *port, uint64_t n)
 {
 	int err, fd = dial_ticked(host, port, true, &err);
+	unsigned long len;
 
 	(void)n;
 	if (err)
@@ -2990,9 +3116,13 @@ static void t_sigconnect(const char *host, const char *port, uint64_t n)
 		fail("the timer's signal never came during connect()");
 	if (!is_rdma(fd))
 		fail("the connection restarted went over TCP, not RDMA");
+	/* The first attempt's mapping went with it. */
+	if (sor_maps(&len) != 1)
+		fail("not one mapping after a connect() restarted");
 	echo_bytes(fd, 65536);
 	close(fd);
-	printf("ok %s: connect() restarted through a signal (SA_RESTART), over RDMA, echoed\n",
+	no_sor_maps("after close()");
+	printf("ok %s: connect() restarted through a signal (SA_RESTART), over RDMA, mapped once, echoed\n",
 	       mode);
 }
 
@@ -3025,6 +3155,7 @@ static void t_intrconnect(const char *host, const char *port, uint64_t n)
 		die("connect() again: not connected");
 	if (is_rdma(fd))
 		fail("the interrupted connection went over RDMA, not TCP");
+	no_sor_maps("over TCP after an interrupted connect()");
 	echo_bytes(fd, 65536);
 	close(fd);
 	printf("ok %s: connect() said EINTR, went on over TCP: POLLOUT, SO_ERROR 0, connected, echoed\n",
@@ -3368,7 +3499,8 @@ static const struct {
 	{ "bgfallback", t_bgfallback }, { "bgrefused", t_bgrefused },
 	{ "bgseccomp", t_bgseccomp }, { "late", t_late },
 	{ "bgclose", t_bgclose }, { "sockopts", t_sockopts },
-	{ "emfile", t_emfile },
+	{ "emfile", t_emfile }, { "resized", t_resized },
+	{ "forkconnect", t_forkconnect },
 };
 
 /*

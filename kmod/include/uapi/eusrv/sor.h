@@ -187,6 +187,7 @@ enum eusrv_sor_state {
 #define EUSRV_SOR_F_INHERIT		_BITUL(2)	/* file flags, linger as FD's */
 #define EUSRV_SOR_F_BIND		_BITUL(3)	/* bind FD if it is not */
 #define EUSRV_SOR_F_INET6		_BITUL(4)	/* the destination was AF_INET6 */
+#define EUSRV_SOR_F_MAP			_BITUL(5)	/* map the rings (blocking) */
 
 /**
  * struct eusrv_sor_listen - argument of EUSRV_SOR_LISTEN and EUSRV_SOR_UNLISTEN
@@ -235,6 +236,9 @@ struct eusrv_sor_listen {
  * @snd_data_off: offset of the send data
  * @rcv_hdr_off: offset of the receive header page
  * @rcv_data_off: offset of the receive data
+ * @map_addr: where a blocking CONNECT with EUSRV_SOR_F_MAP mapped the
+ *	rings (map_len bytes, as mmap of the file at offset 0); 0: not
+ *	mapped (INFO, or the set-up went on in the background)
  * @reserved: reserved, 0
  */
 struct eusrv_sor_info {
@@ -252,7 +256,8 @@ struct eusrv_sor_info {
 	__u64 snd_data_off;
 	__u64 rcv_hdr_off;
 	__u64 rcv_data_off;
-	__u32 reserved[4];
+	__u64 map_addr;
+	__u32 reserved[2];
 };
 
 /**
@@ -313,6 +318,11 @@ struct eusrv_sor_info {
  * fields after ADDR say what was used: FD's port and IPv4 address (0:
  * any), the file's NONBLOCK and CLOEXEC, the timeouts, and for a
  * blocking CONNECT the connection as INFO gives it (mmap it at once).
+ * With EUSRV_SOR_F_MAP a blocking CONNECT maps the rings itself while the
+ * server's answer is on its way, and info.map_addr says where: the
+ * mapping is the caller's, as one its own mmap of the file would be.
+ * (Until CONNECT returns it is not inherited by fork and its pages are
+ * not filled in; it is made again if the server chose other sizes.)
  * Whatever the flags: EPROTOTYPE if FD is not a TCP socket,
  * EAFNOSUPPORT if it cannot speak IPv4 to the destination (the
  * destination's family, EUSRV_SOR_F_INET6 for an IPv4-mapped IPv6
