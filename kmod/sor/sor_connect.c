@@ -244,22 +244,36 @@ failed:
 /*
  * A non-blocking CONNECT, its ConnRQ out: the set-up goes on in the
  * background (sor_fallback.c); the new file's descriptor, or the error.
+ * The file is made first, while C has its rings for certain: once the
+ * background has started, a set-up that fails at once turns C into its
+ * TCP socket and gives the rings back.
  */
 static int sor_connect_bg(struct sor_conn *c, struct sor_bg *bg,
 			  const struct eusrv_sor_connect *rq,
 			  struct eusrv_sor_connect __user *out,
 			  unsigned long deadline)
 {
+	struct file *file;
 	int fd;
 
-	sor_fallback_start(c, bg, deadline);
-	fd = sor_connect_tell(rq, out);
-	if (!fd)
-		fd = sor_file_open(c, rq->out_flags);
-	if (fd < 0) {
-		sor_fallback_abandon(c);
-		return fd;
+	fd = get_unused_fd_flags(rq->out_flags & EUSRV_SOR_F_CLOEXEC ?
+				 O_CLOEXEC : 0);
+	file = fd < 0 ? ERR_PTR(fd) : sor_file_new(c, rq->out_flags);
+	if (IS_ERR(file)) {
+		if (fd >= 0)
+			put_unused_fd(fd);
+		kfree(bg);
+		sor_client_fail(c, ENOMEM);
+		return PTR_ERR(file);
 	}
+	sor_fallback_start(c, bg, deadline);
+	if (sor_connect_tell(rq, out)) {
+		put_unused_fd(fd);
+		sor_fallback_abandon(c);
+		fput(file);
+		return -EFAULT;
+	}
+	fd_install(fd, file);
 	sor_conn_put(c);	/* ours: the file and the table keep it */
 	return fd;
 }
