@@ -71,6 +71,50 @@ static int connect_shift(int ctl, int node, int port, uint32_t flags,
 	return connect_from(ctl, &rq);
 }
 
+/*
+ * A blocking CONNECT with ring shifts SHIFT that maps the rings itself
+ * (EUSRV_SOR_F_MAP): the file, the connection's INFO in *IN.
+ */
+static int connect_mapped(int ctl, int node, int port, unsigned int shift,
+			  struct eusrv_sor_info *in)
+{
+	struct eusrv_sor_connect rq = {
+		.node = (uint32_t)node, .port = (uint16_t)port,
+		.flags = EUSRV_SOR_F_MAP,
+		.snd_shift = (uint8_t)shift, .rcv_shift = (uint8_t)shift,
+	};
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int fd;
+
+	rq.fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (rq.fd < 0 || bind(rq.fd, (void *)&sin, sizeof(sin)))
+		return -1;
+	fd = connect_from(ctl, &rq);
+	*in = rq.info;
+	return fd;
+}
+
+/* The connection files mapped into this process, *LEN their bytes. */
+static int sor_maps(unsigned long *len)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long a, b;
+	char line[512];
+	int n = 0;
+
+	*len = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[eusrv_sor]") &&
+		    sscanf(line, "%lx-%lx", &a, &b) == 2) {
+			n++;
+			*len += b - a;
+		}
+	fclose(f);
+	return n;
+}
+
 static int stats(int ctl, struct eusrv_sor_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -164,6 +208,46 @@ static int do_rings(int node, int port, int closed)
 	}
 	if (fd >= 0)
 		close(fd);
+
+	/*
+	 * The same with the driver mapping the rings while it waits: made
+	 * again at the sizes the listener chose, in our address space (a
+	 * 32-bit program's too), the only mapping; nothing charged after.
+	 */
+	stats(ctl, &s0);
+	fd = connect_mapped(ctl, node, port, EUSRV_SOR_RING_MAX_SHIFT, &in);
+	result(fd >= 0, "CONNECT with the largest rings, mapped by the driver",
+	       strerror(errno));
+	if (fd >= 0) {
+		struct eusrv_sor_ring_hdr *h = (void *)(uintptr_t)in.map_addr;
+		unsigned long len;
+		int n = sor_maps(&len);
+
+		snprintf(why, sizeof(why), "at %#llx, %d mapping(s) of %lu bytes, map_len %llu",
+			 (unsigned long long)in.map_addr, n, len,
+			 (unsigned long long)in.map_len);
+		result(in.map_addr && (uintptr_t)in.map_addr == in.map_addr &&
+		       n == 1 && len == in.map_len &&
+		       in.snd_size == 1U << EUSRV_SOR_RING_DEF_SHIFT,
+		       "... mapped once, at the listener's sizes", why);
+		if (h) {
+			/* Both headers are there: a fault would kill us. */
+			volatile uint32_t *t = &h->tail, *hd =
+				&((struct eusrv_sor_ring_hdr *)((char *)h + in.rcv_hdr_off))->head;
+
+			snprintf(why, sizeof(why), "send tail %u, receive head %u", *t, *hd);
+			result(1, "... both ring headers readable", why);
+			munmap(h, in.map_len);
+		}
+		every_call(fd);
+		close(fd);
+		stats(ctl, &s1);
+		snprintf(why, sizeof(why), "charged pages %llu before, %llu after",
+			 (unsigned long long)s0.charged_pages,
+			 (unsigned long long)s1.charged_pages);
+		result(s1.charged_pages <= s0.charged_pages,
+		       "... unmapped and closed: nothing charged", why);
+	}
 	return failures ? 1 : 0;
 }
 
@@ -306,16 +390,20 @@ static int do_grow(int node, int port, int n)
 {
 	struct rlimit rl = { 65536, 65536 };
 	int ctl = ctl_open(), i;
+	unsigned long len;
 
 	if (setrlimit(RLIMIT_MEMLOCK, &rl)) {
 		perror("setrlimit");
 		return 2;
 	}
+	/* Every other one maps its rings while it waits: they go too. */
 	for (i = 0; i < n; i++)
-		if (connect_shift(ctl, node, port, 0, 12, NULL) >= 0 || errno != EDQUOT)
+		if (connect_shift(ctl, node, port, i & 1 ? EUSRV_SOR_F_MAP : 0, 12,
+				  NULL) >= 0 || errno != EDQUOT)
 			break;
 	result(i == n, "CONNECTs whose rings ACCEPT grew past RLIMIT_MEMLOCK: EDQUOT",
 	       strerror(errno));
+	result(sor_maps(&len) == 0, "... no mapping left behind", "");
 	return failures ? 1 : 0;
 }
 
