@@ -46,6 +46,7 @@
 
 #include <uapi/eusrv/sor.h>
 
+#include "sor-maps.h"
 #include "sor-progs.h"
 
 /*
@@ -94,31 +95,23 @@ static int connect_mapped(int ctl, int node, int port, unsigned int shift,
 	return fd;
 }
 
-/* The connection files mapped into this process, *LEN their bytes. */
-static int sor_maps(unsigned long *len)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	unsigned long a, b;
-	char line[512];
-	int n = 0;
-
-	*len = 0;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[eusrv_sor]") &&
-		    sscanf(line, "%lx-%lx", &a, &b) == 2) {
-			n++;
-			*len += b - a;
-		}
-	fclose(f);
-	return n;
-}
-
 static int stats(int ctl, struct eusrv_sor_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	return ioctl(ctl, EUSRV_SOR_STATS, st);
+}
+
+/* The rings' charge is back to what it was at S0 (STATS charged_pages). */
+static void charge_back(int ctl, const struct eusrv_sor_stats *s0, const char *what)
+{
+	struct eusrv_sor_stats s1;
+	char why[64];
+
+	stats(ctl, &s1);
+	snprintf(why, sizeof(why), "charged pages %llu before, %llu after",
+		 (unsigned long long)s0->charged_pages,
+		 (unsigned long long)s1.charged_pages);
+	result(s1.charged_pages <= s0->charged_pages, what, why);
 }
 
 /* Every call a program may make on connection file FD: none may crash. */
@@ -160,7 +153,7 @@ static void every_call(int fd)
 static int do_rings(int node, int port, int closed)
 {
 	struct pollfd p = { .events = POLLIN | POLLOUT };
-	struct eusrv_sor_stats s0, s1;
+	struct eusrv_sor_stats s0;
 	struct eusrv_sor_info in;
 	int ctl = ctl_open(), fd;
 	char why[64];
@@ -187,12 +180,7 @@ static int do_rings(int node, int port, int closed)
 		result(1, "... every call on the failed file returns", "");
 		close(fd);
 		/* Else a program that tries again at once may hit its limit. */
-		stats(ctl, &s1);
-		snprintf(why, sizeof(why), "charged pages %llu before, %llu after",
-			 (unsigned long long)s0.charged_pages,
-			 (unsigned long long)s1.charged_pages);
-		result(s1.charged_pages <= s0.charged_pages,
-		       "... its rings' charge is gone when close() returns", why);
+		charge_back(ctl, &s0, "... its rings' charge is gone when close() returns");
 	}
 
 	/* The listener's own sizes (the default) cap what we ask for. */
@@ -241,12 +229,7 @@ static int do_rings(int node, int port, int closed)
 		}
 		every_call(fd);
 		close(fd);
-		stats(ctl, &s1);
-		snprintf(why, sizeof(why), "charged pages %llu before, %llu after",
-			 (unsigned long long)s0.charged_pages,
-			 (unsigned long long)s1.charged_pages);
-		result(s1.charged_pages <= s0.charged_pages,
-		       "... unmapped and closed: nothing charged", why);
+		charge_back(ctl, &s0, "... unmapped and closed: nothing charged");
 	}
 	return failures ? 1 : 0;
 }

@@ -68,6 +68,8 @@
 #include <linux/sockios.h>
 #include <uapi/eusrv/sor.h>
 
+#include "sor-maps.h"
+
 #define REC		64	/* record size of the fork/threads tests */
 #define THREADS		4
 #define PER_THREAD	3000
@@ -2979,30 +2981,7 @@ static void t_late(const char *host, const char *port, uint64_t n)
 	printf("ok %s: 4096 bytes echoed over RDMA in %.0f ms\n", mode, ms_since(&t0));
 }
 
-/*
- * The connection files mapped into this process: how many mappings, and
- * *LEN their bytes (the library maps each connection once).
- */
-static int sor_maps(unsigned long *len)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	unsigned long a, b;
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		die("/proc/self/maps");
-	*len = 0;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[eusrv_sor]") &&
-		    sscanf(line, "%lx-%lx", &a, &b) == 2) {
-			n++;
-			*len += b - a;
-		}
-	fclose(f);
-	return n;
-}
-
+/* The library maps each connection once; none may be left after WHEN. */
 static void no_sor_maps(const char *when)
 {
 	unsigned long len;
