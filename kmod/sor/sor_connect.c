@@ -256,12 +256,8 @@ static int sor_connect_bg(struct sor_conn *c, struct sor_bg *bg,
 	struct file *file;
 	int fd;
 
-	fd = get_unused_fd_flags(rq->out_flags & EUSRV_SOR_F_CLOEXEC ?
-				 O_CLOEXEC : 0);
-	file = fd < 0 ? ERR_PTR(fd) : sor_file_new(c, rq->out_flags);
+	file = sor_file_reserve(c, rq->out_flags, &fd);
 	if (IS_ERR(file)) {
-		if (fd >= 0)
-			put_unused_fd(fd);
 		kfree(bg);
 		sor_client_fail(c, ENOMEM);
 		return PTR_ERR(file);

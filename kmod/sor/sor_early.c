@@ -132,7 +132,7 @@ int sor_early_ready(struct sor_early *ef, u32 flags,
 	struct vm_area_struct *vma;
 	int fd;
 
-	fd = get_unused_fd_flags(flags & EUSRV_SOR_F_CLOEXEC ? O_CLOEXEC : 0);
+	fd = sor_file_fd(flags);
 	if (fd < 0)
 		return fd;
 	if (ef->addr) {

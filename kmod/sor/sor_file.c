@@ -284,20 +284,38 @@ struct file *sor_file_new(struct sor_conn *c, u32 flags)
 	return file;
 }
 
+/* A descriptor reserved for a connection file, close-on-exec as FLAGS say. */
+int sor_file_fd(u32 flags)
+{
+	return get_unused_fd_flags(flags & EUSRV_SOR_F_CLOEXEC ? O_CLOEXEC : 0);
+}
+
+/*
+ * C's file (sor_file_new()) and a descriptor reserved for it in *FD, for
+ * the caller to fd_install() once nothing can fail any more.
+ */
+struct file *sor_file_reserve(struct sor_conn *c, u32 flags, int *fd)
+{
+	struct file *file;
+
+	*fd = sor_file_fd(flags);
+	if (*fd < 0)
+		return ERR_PTR(*fd);
+	file = sor_file_new(c, flags);
+	if (IS_ERR(file))
+		put_unused_fd(*fd);
+	return file;
+}
+
 /* A file for the established connection C: its descriptor, or an error. */
 int sor_file_open(struct sor_conn *c, u32 flags)
 {
 	struct file *file;
 	int fd;
 
-	fd = get_unused_fd_flags(flags & EUSRV_SOR_F_CLOEXEC ? O_CLOEXEC : 0);
-	if (fd < 0)
-		return fd;
-	file = sor_file_new(c, flags);
-	if (IS_ERR(file)) {
-		put_unused_fd(fd);
+	file = sor_file_reserve(c, flags, &fd);
+	if (IS_ERR(file))
 		return PTR_ERR(file);
-	}
 	fd_install(fd, file);
 	return fd;
 }

@@ -18,6 +18,8 @@
 
 /* sor_file.c */
 struct file *sor_file_new(struct sor_conn *c, u32 flags);
+int sor_file_fd(u32 flags);
+struct file *sor_file_reserve(struct sor_conn *c, u32 flags, int *fd);
 int sor_file_open(struct sor_conn *c, u32 flags);
 void sor_file_info(struct sor_conn *c, struct eusrv_sor_info *in);
 extern const struct file_operations sor_file_fops;
