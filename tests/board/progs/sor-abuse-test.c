@@ -51,16 +51,19 @@
 
 /*
  * CONNECT with ring shifts SHIFT from a fresh bound socket (closed after:
- * the driver holds it); ADDR, if given, is where TCP goes if it fails.
+ * the driver holds it); ADDR, if given, is where TCP goes if it fails;
+ * INFO, if given, gets what CONNECT said of the connection.
  */
-static int connect_shift(int ctl, int node, int port, uint32_t flags,
-			 unsigned int shift, const struct sockaddr_in *addr)
+static int connect_info(int ctl, int node, int port, uint32_t flags,
+			unsigned int shift, const struct sockaddr_in *addr,
+			struct eusrv_sor_info *info)
 {
 	struct eusrv_sor_connect rq = {
 		.node = (uint32_t)node, .port = (uint16_t)port, .flags = flags,
 		.snd_shift = (uint8_t)shift, .rcv_shift = (uint8_t)shift,
 	};
 	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int fd;
 
 	if (addr) {
 		rq.addr = (uintptr_t)addr;
@@ -69,30 +72,16 @@ static int connect_shift(int ctl, int node, int port, uint32_t flags,
 	rq.fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (rq.fd < 0 || bind(rq.fd, (void *)&sin, sizeof(sin)))
 		return -1;
-	return connect_from(ctl, &rq);
+	fd = connect_from(ctl, &rq);
+	if (info)
+		*info = rq.info;
+	return fd;
 }
 
-/*
- * A blocking CONNECT with ring shifts SHIFT that maps the rings itself
- * (EUSRV_SOR_F_MAP): the file, the connection's INFO in *IN.
- */
-static int connect_mapped(int ctl, int node, int port, unsigned int shift,
-			  struct eusrv_sor_info *in)
+static int connect_shift(int ctl, int node, int port, uint32_t flags,
+			 unsigned int shift, const struct sockaddr_in *addr)
 {
-	struct eusrv_sor_connect rq = {
-		.node = (uint32_t)node, .port = (uint16_t)port,
-		.flags = EUSRV_SOR_F_MAP,
-		.snd_shift = (uint8_t)shift, .rcv_shift = (uint8_t)shift,
-	};
-	struct sockaddr_in sin = { .sin_family = AF_INET };
-	int fd;
-
-	rq.fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (rq.fd < 0 || bind(rq.fd, (void *)&sin, sizeof(sin)))
-		return -1;
-	fd = connect_from(ctl, &rq);
-	*in = rq.info;
-	return fd;
+	return connect_info(ctl, node, port, flags, shift, addr, NULL);
 }
 
 static int stats(int ctl, struct eusrv_sor_stats *st)
@@ -203,7 +192,8 @@ static int do_rings(int node, int port, int closed)
 	 * 32-bit program's too), the only mapping; nothing charged after.
 	 */
 	stats(ctl, &s0);
-	fd = connect_mapped(ctl, node, port, EUSRV_SOR_RING_MAX_SHIFT, &in);
+	fd = connect_info(ctl, node, port, EUSRV_SOR_F_MAP,
+			  EUSRV_SOR_RING_MAX_SHIFT, NULL, &in);
 	result(fd >= 0, "CONNECT with the largest rings, mapped by the driver",
 	       strerror(errno));
 	if (fd >= 0) {
