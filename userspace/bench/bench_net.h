@@ -35,6 +35,8 @@ int bench_role(int argc, char **argv, const char **host);
 uint64_t bench_now_ns(void);
 /* A decimal number in [MIN, MAX] with an optional K/M suffix (x1024). */
 int bench_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Whether the N bytes at A and B are the same (memcmp() == 0, but quicker). */
+bool bench_same(const void *a, const void *b, size_t n);
 /* Sort N samples and return the P-quantile (0..1), nearest rank. */
 uint64_t bench_quantile(uint64_t *v, size_t n, double p);
 

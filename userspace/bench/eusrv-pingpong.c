@@ -88,7 +88,7 @@ static int run_size(int fd, size_t size, unsigned int iters,
 		}
 		if (i >= warmup)
 			t[i - warmup] = bench_now_ns() - t0;
-		if (memcmp(out, in, size)) {
+		if (!bench_same(out, in, size)) {
 			fprintf(stderr, "%s: size %zu round trip %u: data differs\n",
 				prog, size, i);
 			return -1;

@@ -85,7 +85,7 @@ static int sink(int fd)
 		if (n == 0)
 			break;
 		if (r.first_bad == NO_ERROR &&
-		    memcmp(buf, pat + r.bytes % PERIOD, (size_t)n)) {
+		    !bench_same(buf, pat + r.bytes % PERIOD, (size_t)n)) {
 			for (i = 0; buf[i] == pat[(r.bytes + i) % PERIOD]; i++)
 				;
 			r.first_bad = r.bytes + i;
