@@ -90,16 +90,37 @@ static int stats(int ctl, struct eusrv_sor_stats *st)
 	return ioctl(ctl, EUSRV_SOR_STATS, st);
 }
 
-/* The rings' charge is back to what it was at S0 (STATS charged_pages). */
-static void charge_back(int ctl, const struct eusrv_sor_stats *s0, const char *what)
+/*
+ * Wait up to GRACE_MS for no more to be charged than at S0; the stats as
+ * last read into *S1, and how long it waited.  An established
+ * connection's rings go when its close handshake with the peer retires
+ * it, after close() returned.
+ */
+static int charge_wait(int ctl, const struct eusrv_sor_stats *s0, int grace_ms,
+		       struct eusrv_sor_stats *s1)
+{
+	int waited = 0;
+
+	for (;;) {
+		stats(ctl, s1);
+		if (s1->charged_pages <= s0->charged_pages || waited >= grace_ms)
+			return waited;
+		usleep(10000);
+		waited += 10;
+	}
+}
+
+/* Nothing more charged than at S0 within GRACE_MS (0: at once). */
+static void charge_back(int ctl, const struct eusrv_sor_stats *s0, int grace_ms,
+			const char *what)
 {
 	struct eusrv_sor_stats s1;
-	char why[64];
+	char why[80];
+	int waited = charge_wait(ctl, s0, grace_ms, &s1);
 
-	stats(ctl, &s1);
-	snprintf(why, sizeof(why), "charged pages %llu before, %llu after",
+	snprintf(why, sizeof(why), "charged pages %llu before, %llu after %d ms",
 		 (unsigned long long)s0->charged_pages,
-		 (unsigned long long)s1.charged_pages);
+		 (unsigned long long)s1.charged_pages, waited);
 	result(s1.charged_pages <= s0->charged_pages, what, why);
 }
 
@@ -142,7 +163,7 @@ static void every_call(int fd)
 static int do_rings(int node, int port, int closed)
 {
 	struct pollfd p = { .events = POLLIN | POLLOUT };
-	struct eusrv_sor_stats s0;
+	struct eusrv_sor_stats s0, s1;
 	struct eusrv_sor_info in;
 	int ctl = ctl_open(), fd;
 	char why[64];
@@ -169,10 +190,11 @@ static int do_rings(int node, int port, int closed)
 		result(1, "... every call on the failed file returns", "");
 		close(fd);
 		/* Else a program that tries again at once may hit its limit. */
-		charge_back(ctl, &s0, "... its rings' charge is gone when close() returns");
+		charge_back(ctl, &s0, 0, "... its rings' charge is gone when close() returns");
 	}
 
 	/* The listener's own sizes (the default) cap what we ask for. */
+	stats(ctl, &s0);
 	fd = connect_shift(ctl, node, port, 0, EUSRV_SOR_RING_MAX_SHIFT, NULL);
 	result(fd >= 0, "CONNECT with the largest rings to a listener", strerror(errno));
 	if (fd >= 0 && !ioctl(fd, EUSRV_SOR_INFO, &in)) {
@@ -190,8 +212,11 @@ static int do_rings(int node, int port, int closed)
 	 * The same with the driver mapping the rings while it waits: made
 	 * again at the sizes the listener chose, in our address space (a
 	 * 32-bit program's too), the only mapping; nothing charged after.
+	 * The connection before first gives its charge back, so that it
+	 * cannot hide one this one leaves.
 	 */
-	stats(ctl, &s0);
+	charge_wait(ctl, &s0, 10000, &s1);
+	s0 = s1;
 	fd = connect_info(ctl, node, port, EUSRV_SOR_F_MAP,
 			  EUSRV_SOR_RING_MAX_SHIFT, NULL, &in);
 	result(fd >= 0, "CONNECT with the largest rings, mapped by the driver",
@@ -219,7 +244,8 @@ static int do_rings(int node, int port, int closed)
 		}
 		every_call(fd);
 		close(fd);
-		charge_back(ctl, &s0, "... unmapped and closed: nothing charged");
+		charge_back(ctl, &s0, 10000,
+			    "... unmapped and closed: nothing charged once it retired");
 	}
 	return failures ? 1 : 0;
 }
