@@ -29,9 +29,31 @@ static bool plain(void)
 	return v && *v && strcmp(v, "0");
 }
 
+/* Socket buffers every new socket asks for (0: the system's default). */
+static int buf_bytes;
+
+void bench_set_buffers(int bytes)
+{
+	buf_bytes = bytes;
+}
+
+/*
+ * Before connect() or listen(): over RDMA they choose the ring sizes, and
+ * a listener's pass to the connections it accepts.
+ */
 static int stream_socket(int family)
 {
-	return socket(family, SOCK_STREAM | (plain() ? 0 : SOCK_CLOEXEC), 0);
+	int fd = socket(family, SOCK_STREAM | (plain() ? 0 : SOCK_CLOEXEC), 0);
+
+	if (fd >= 0 && buf_bytes &&
+	    (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf_bytes, sizeof(buf_bytes)) ||
+	     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf_bytes, sizeof(buf_bytes)))) {
+		perror("setsockopt SO_SNDBUF/SO_RCVBUF");
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
 }
 
 int bench_listen(uint16_t port)

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* Sockets made from now on ask for BYTES of SO_SNDBUF and SO_RCVBUF. */
+void bench_set_buffers(int bytes);
 /* Listen on PORT (all IPv4 addresses); -1 with a message on stderr. */
 int bench_listen(uint16_t port);
 /* Connect to HOST:PORT (name or dotted quad); -1 with a message. */

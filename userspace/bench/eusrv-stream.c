@@ -6,10 +6,11 @@
  * byte count and the offset of the first wrong byte.  Run it plainly for
  * TCP, under eusrv-run for sockets over RDMA.
  *
- *   eusrv-stream server [-p PORT] [-1]
- *   eusrv-stream client HOST [-p PORT] [-t SECONDS] [-c CHUNK]
+ *   eusrv-stream server [-p PORT] [-1] [-b BYTES]
+ *   eusrv-stream client HOST [-p PORT] [-t SECONDS] [-c CHUNK] [-b BYTES]
  *
- * The client prints: bytes= seconds= MBps= verified=yes|no (key=value).
+ * The client prints: bytes= seconds= MBps= verified=yes|no sndbuf=
+ * (key=value; sndbuf is its socket's SO_SNDBUF, over RDMA its send ring).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,6 +31,7 @@
 #define MAX_SECONDS	3600U
 #define DEF_CHUNK	(64U << 10)
 #define MAX_CHUNK	(16U << 20)
+#define MAX_BUF		(64U << 20)
 /* Byte o of the stream is o % PERIOD (a prime, so chunks do not align). */
 #define PERIOD		251U
 #define NO_ERROR	UINT64_MAX
@@ -44,12 +46,14 @@ struct report {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: %s server [-p PORT] [-1]\n"
-		"       %s client HOST [-p PORT] [-t SECONDS] [-c CHUNK]\n"
+		"usage: %s server [-p PORT] [-1] [-b BYTES]\n"
+		"       %s client HOST [-p PORT] [-t SECONDS] [-c CHUNK] [-b BYTES]\n"
 		"  -p PORT     TCP port (default %u)\n"
 		"  -1          server: serve one connection, then exit\n"
 		"  -t SECONDS  how long the client writes (default %u)\n"
-		"  -c CHUNK    bytes per write, K/M suffixes allowed (default 64K)\n",
+		"  -c CHUNK    bytes per write, K/M suffixes allowed (default 64K)\n"
+		"  -b BYTES    SO_SNDBUF and SO_RCVBUF before connect/listen (over\n"
+		"              RDMA the ring sizes; give it on both ends)\n",
 		prog, prog, DEF_PORT, DEF_SECONDS);
 }
 
@@ -104,8 +108,9 @@ static int source(const char *host, uint16_t port, unsigned int seconds,
 {
 	char *pat = make_pattern(chunk);
 	uint64_t sent = 0, t0, end, t;
+	socklen_t len = sizeof(int);
 	struct report r;
-	int fd;
+	int fd, sndbuf;
 
 	if (!pat) {
 		fprintf(stderr, "%s: out of memory\n", prog);
@@ -132,9 +137,11 @@ static int source(const char *host, uint16_t port, unsigned int seconds,
 		goto fail;
 	}
 	t = bench_now_ns() - t0;
-	printf("bytes=%llu seconds=%.3f MBps=%.1f verified=%s\n",
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len))
+		sndbuf = -1;
+	printf("bytes=%llu seconds=%.3f MBps=%.1f verified=%s sndbuf=%d\n",
 	       (unsigned long long)r.bytes, t / 1e9, r.bytes / (t / 1e3),
-	       r.bytes == sent && r.first_bad == NO_ERROR ? "yes" : "no");
+	       r.bytes == sent && r.first_bad == NO_ERROR ? "yes" : "no", sndbuf);
 	if (r.bytes != sent)
 		fprintf(stderr, "%s: sent %llu bytes, server got %llu\n", prog,
 			(unsigned long long)sent, (unsigned long long)r.bytes);
@@ -152,7 +159,7 @@ fail:
 
 int main(int argc, char **argv)
 {
-	uint64_t port = DEF_PORT, seconds = DEF_SECONDS, chunk = DEF_CHUNK;
+	uint64_t port = DEF_PORT, seconds = DEF_SECONDS, chunk = DEF_CHUNK, buf;
 	const char *host = NULL;
 	bool server, once = false;
 	int opt, role;
@@ -163,7 +170,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	server = role;
-	while ((opt = getopt(argc, argv, "p:1t:c:h")) != -1) {
+	while ((opt = getopt(argc, argv, "p:1t:c:b:h")) != -1) {
 		switch (opt) {
 		case 'p':
 			if (bench_parse_size(optarg, 1, 65535, &port))
@@ -179,6 +186,11 @@ int main(int argc, char **argv)
 		case 'c':
 			if (bench_parse_size(optarg, 1, MAX_CHUNK, &chunk))
 				goto bad;
+			break;
+		case 'b':
+			if (bench_parse_size(optarg, 1, MAX_BUF, &buf))
+				goto bad;
+			bench_set_buffers((int)buf);
 			break;
 		case 'h':
 			usage(stdout);
