@@ -44,13 +44,15 @@ void bench_set_buffers(int bytes)
 static int stream_socket(int family)
 {
 	int fd = socket(family, SOCK_STREAM | (plain() ? 0 : SOCK_CLOEXEC), 0);
+	int err;
 
 	if (fd >= 0 && buf_bytes &&
 	    (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf_bytes, sizeof(buf_bytes)) ||
 	     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf_bytes, sizeof(buf_bytes)))) {
-		perror("setsockopt SO_SNDBUF/SO_RCVBUF");
+		/* The caller reports the failure: keep setsockopt's reason. */
+		err = errno;
 		close(fd);
-		errno = EINVAL;
+		errno = err;
 		return -1;
 	}
 	return fd;
