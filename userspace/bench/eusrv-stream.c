@@ -69,6 +69,28 @@ static char *make_pattern(size_t len)
 	return p;
 }
 
+/*
+ * Say what the first wrong bytes of a read are, on the server's stderr:
+ * how many in a row, and whether they are zeros or the pattern of another
+ * offset (known modulo PERIOD), so a run that fails tells stale or early
+ * data from data never written.
+ */
+static void describe_bad(const char *buf, size_t n, uint64_t base, size_t i)
+{
+	uint64_t at = base + i;
+	unsigned int shift = ((unsigned char)buf[i] + PERIOD - at % PERIOD) % PERIOD;
+	size_t j, zeros = 0, shifted = 0;
+
+	for (j = i; j < n && buf[j] != (char)((base + j) % PERIOD); j++) {
+		zeros += buf[j] == 0;
+		shifted += (unsigned char)buf[j] == (base + j + shift) % PERIOD;
+	}
+	fprintf(stderr,
+		"%s: first wrong byte at offset %llu: %zu wrong in a row, in a read of %zu from offset %llu; %zu zero, %zu the pattern of offset %+d (mod %u)\n",
+		prog, (unsigned long long)at, j - i, n, (unsigned long long)base,
+		zeros, shifted, (int)shift, PERIOD);
+}
+
 static int sink(int fd)
 {
 	const size_t len = MAX_CHUNK;
@@ -93,6 +115,7 @@ static int sink(int fd)
 			for (i = 0; buf[i] == pat[(r.bytes + i) % PERIOD]; i++)
 				;
 			r.first_bad = r.bytes + i;
+			describe_bad(buf, (size_t)n, r.bytes, i);
 		}
 		r.bytes += (uint64_t)n;
 	}
