@@ -287,14 +287,24 @@ u32 sor_conn_snd_done_locked(struct sor_conn *c)
 bool sor_conn_want_sent_locked(struct sor_conn *c)
 {
 	lockdep_assert_held(&c->lock);
+	if (c->sent_wanted)
+		return sor_conn_xfer_ended_locked(c);
+	return sor_conn_want_sent_again_locked(c);
+}
+
+/*
+ * As sor_conn_want_sent_locked(), with the want word set even if it was
+ * set before: an older transfer's SENT may have taken it.  c->lock held.
+ */
+bool sor_conn_want_sent_again_locked(struct sor_conn *c)
+{
+	lockdep_assert_held(&c->lock);
 	if (!c->busy || c->snd_end == c->snd_head || !c->snd_want)
 		return false;
-	if (!c->sent_wanted) {
-		c->sent_wanted = true;
-		WRITE_ONCE(*c->snd_want, 1);
-		/* Pairs with the engine's swap after its store of the end. */
-		smp_mb();
-	}
+	c->sent_wanted = true;
+	WRITE_ONCE(*c->snd_want, 1);
+	/* Pairs with the engine's swap after its store of the end. */
+	smp_mb();
 	return sor_conn_xfer_ended_locked(c);
 }
 

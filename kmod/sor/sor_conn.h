@@ -223,6 +223,7 @@ void sor_conn_flags_locked(struct sor_conn *c);
 bool sor_conn_xfer_ended_locked(struct sor_conn *c);
 u32 sor_conn_snd_done_locked(struct sor_conn *c);
 bool sor_conn_want_sent_locked(struct sor_conn *c);
+bool sor_conn_want_sent_again_locked(struct sor_conn *c);
 /* What a wake-up is for: input (data, EOF), room, or everything (state). */
 #define SOR_WAKE_IN	(EPOLLIN | EPOLLRDNORM)
 #define SOR_WAKE_OUT	(EPOLLOUT | EPOLLWRNORM)

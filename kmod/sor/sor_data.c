@@ -405,8 +405,17 @@ void sor_rx_sent(struct sor_conn *c, u32 head)
 	bool done = false;
 
 	spin_lock_irqsave(&c->lock, flags);
-	if ((s32)(c->snd_head - head) >= 0)
+	if ((s32)(c->snd_head - head) >= 0) {
+		/*
+		 * Stale: its end was taken between the engine's store of it
+		 * and its swap of the want word, which then took the word set
+		 * for the transfer built since: set it again and look at that
+		 * one's end.
+		 */
+		if (c->sent_wanted && sor_conn_want_sent_again_locked(c))
+			done = sor_data_reap_locked(c);
 		goto out;
+	}
 	if (!c->busy || head != c->snd_end) {
 		sor_bad("conn %u: SENT %u unexpected (head %u, in flight to %u)\n",
 			c->id, head, c->snd_head, c->snd_end);
