@@ -1,6 +1,6 @@
 #!/bin/bash
 # Sockets over RDMA with real programs: two nodes, unmodified programs under
-# eusrv-run (nc, iperf3, redis, sockperf, nginx + curl) and our own
+# eusrv-run (nc, iperf3, redis, sockperf, nginx + curl, eusrv-stream -b) and our own
 # (tests/board/progs/sor-test.c: integrity, fork, threads, dup, epoll,
 # non-blocking, half-close, the call surface, close with unread data, the
 # peer killed, 1,000 connections at once, 10,000 connect/close cycles, a
@@ -24,6 +24,25 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 . "$TOP/tests/board/lib.sh"
 . "$TOP/tests/board/sor-lib.sh"
 board_suite_begin
+
+# client_point NAME PORT BYTES PATTERN CMD: CMD on node1 exits 0 and prints
+# PATTERN (grep -E; the point names what matched), and what it moved went
+# over RDMA on PORT (at least BYTES each way).  False if CMD failed.
+client_point() {
+	local name=$1 port=$2 bytes=$3 pat=$4 out rc
+	snap
+	out=$(on node1 "$5" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -Eq "$pat"; then
+		ok "$name: $(printf '%s\n' "$out" | grep -Eo "$pat" | head -n 1)"
+	else
+		not_ok "$name # exit $rc"
+		diag "$out"
+		rc=1
+	fi
+	over_rdma "$name" "$bytes" "$port"
+	return $rc
+}
 
 build_prog sor-test -lpthread
 # On a 32-bit ISA the same clients also built for 64-bit file offsets and
@@ -351,30 +370,22 @@ if [ $driver = yes ]; then
 	fi
 	over_rdma "redis" $((5 * 2000 * 20)) 7300
 
-	# sockperf ping-pong
+	# sockperf ping-pong and throughput
 	on node0 "${run}sockperf server --tcp -i 0.0.0.0 -p 7400 --daemonize >/dev/null 2>&1"
 	listening node0 7400
-	snap
-	out=$(on node1 "${run}sockperf ping-pong --tcp -i 198.18.0.10 -p 7400 -t 3 -m 64" 2>&1)
-	rc=$?
-	if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q 'avg-latency'; then
-		ok "sockperf ping-pong: $(printf '%s\n' "$out" | grep -o 'avg-latency=[0-9.]*' | head -n 1) us"
-	else
-		not_ok "sockperf ping-pong # exit $rc"
-		diag "$out"
-	fi
-	over_rdma "sockperf" 64000 7400
-	snap
-	out=$(on node1 "${run}sockperf throughput --tcp -i 198.18.0.10 -p 7400 -t 3 -m 1400" 2>&1)
-	rc=$?
-	mbps=$(printf '%s\n' "$out" | grep -o 'BandWidth is [0-9.]* MBps' | head -n 1)
-	if [ $rc -eq 0 ] && [ -n "$mbps" ]; then
-		ok "sockperf throughput: $mbps"
-	else
-		not_ok "sockperf throughput # exit $rc"
-		diag "$out"
-	fi
-	over_rdma "sockperf throughput" 1000000 7400
+	client_point "sockperf ping-pong" 7400 64000 'avg-latency=[0-9.]*' \
+		"${run}sockperf ping-pong --tcp -i 198.18.0.10 -p 7400 -t 3 -m 64"
+	client_point "sockperf throughput" 7400 1000000 'BandWidth is [0-9.]* MBps' \
+		"${run}sockperf throughput --tcp -i 198.18.0.10 -p 7400 -t 3 -m 1400"
+
+	# eusrv-stream -b: SO_SNDBUF/SO_RCVBUF before listen and connect
+	# choose 1 MiB rings on both ends (the client reports its send ring
+	# as sndbuf=); every byte checked.
+	on node0 "${run}eusrv-stream server -p 7420 -1 -b 1M >/tmp/stream.log 2>&1 &"
+	listening node0 7420
+	client_point "eusrv-stream -b 1M" 7420 1000000 'MBps=[0-9.]* verified=yes sndbuf=1048576$' \
+		"${run}eusrv-stream client node0 -p 7420 -t 2 -b 1M" ||
+		diag "$(on node0 cat /tmp/stream.log 2>&1)"
 
 	# nginx serving a large file (sendfile) to curl
 	on node0 "mkdir -p /tmp/www && head -c 20000000 /dev/urandom >/tmp/www/big &&
@@ -441,7 +452,8 @@ time.sleep(8)' >/dev/null 2>&1 &"
 	# it), the driver holds nothing any more.
 	for n in node0 node1; do
 		on $n 'pkill -f "sor-tes[t] serve"; pkill -x redis-server; pkill -x iperf3
-			pkill -x sockperf; pkill -x nginx; pkill -x nc; true' >/dev/null 2>&1
+			pkill -x sockperf; pkill -x nginx; pkill -x nc
+			pkill -x eusrv-stream; true' >/dev/null 2>&1
 	done
 	books_balanced node0 node1
 fi
