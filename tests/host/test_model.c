@@ -431,8 +431,9 @@ static void test_connect(void)
 			info(n, EUSRV_INFO_MODEL_PEER) == EUSRV_MODEL_PEER &&
 			(info(n, EUSRV_INFO_BLOCKS) & BLOCKS_NIC) == BLOCKS_NIC;
 	ok(good, "info page: magic, version, node id, count, RAM size, peer, blocks");
+	/* The model stores each node's copy in turn: wait for both. */
 	ok(wait_reg(0, EUSRV_PAGE_INFO, EUSRV_INFO_NODES_UP, 0x3) &&
-	   info(1, EUSRV_INFO_NODES_UP) == 0x3,
+	   wait_reg(1, EUSRV_PAGE_INFO, EUSRV_INFO_NODES_UP, 0x3),
 	   "info page: NODES_UP = nodes 0 and 1");
 	ok(drv_rd32(mbox(0), EUSRV_MBOX_ID) == EUSRV_MBOX_ID_VALUE &&
 	   drv_rd32(mbox(0), EUSRV_MBOX_FIFO_SIZE) == EUSRV_MBOX_FIFO_DEPTH &&
@@ -525,9 +526,13 @@ static void test_full_timeout(void)
 	   "full: %u messages fill node1's FIFO", DEPTH);
 	t0 = now_ms();
 	idx = send_wait(0, 1, DEPTH);
+	/*
+	 * RX_STALLED is stored before the counters (it is the handshake with
+	 * the consumer): wait for each, not for the first alone.
+	 */
 	ok(wait_reg(1, EUSRV_PAGE_MBOX, EUSRV_MBOX_RX_STALLED, 1) &&
-	   drv_rd32(mbox(1), EUSRV_MBOX_FULL_CNT) == 1 &&
-	   drv_rd32(mbox(0), EUSRV_MBOX_TX_WAIT_CNT) == 1 &&
+	   wait_reg(1, EUSRV_PAGE_MBOX, EUSRV_MBOX_FULL_CNT, 1) &&
+	   wait_reg(0, EUSRV_PAGE_MBOX, EUSRV_MBOX_TX_WAIT_CNT, 1) &&
 	   drv_status(mbox(0), (uint32_t)idx) == EUSRV_MBOX_ST_PENDING,
 	   "full: the next store waits: RX_STALLED, FULL_CNT, TX_WAIT_CNT");
 	st = wait_done(0, (uint32_t)idx, 3 * T_MSG_MS);
