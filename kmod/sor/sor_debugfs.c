@@ -41,6 +41,7 @@
 #include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -48,6 +49,7 @@
 #include <eusrv/mbox.h>
 
 #include "sor_file.h"
+#include "sor_mem.h"
 #include "sor_nack.h"
 #include "sor_retire.h"
 #include "sor_serve.h"
@@ -215,6 +217,8 @@ static const struct file_operations sor_inject_store_fops = {
 	.llseek = no_llseek,
 };
 
+DEFINE_SHOW_ATTRIBUTE(sor_pool);
+
 void sor_debugfs_init(void)
 {
 	sor_debugfs_dir = debugfs_create_dir("eusrv_sor", NULL);
@@ -230,6 +234,7 @@ void sor_debugfs_init(void)
 			    &sor_inject_msg_fops);
 	debugfs_create_file("inject_write", 0200, sor_debugfs_dir, NULL,
 			    &sor_inject_store_fops);
+	debugfs_create_file("pool", 0400, sor_debugfs_dir, NULL, &sor_pool_fops);
 }
 
 void sor_debugfs_exit(void)

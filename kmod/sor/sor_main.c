@@ -368,7 +368,11 @@ static int __init sor_init(void)
 	sor_wq = alloc_workqueue("eusrv_sor", WQ_UNBOUND, 0);
 	if (!sor_wq)
 		return -ENOMEM;
-	sor_pool_init();
+	ret = sor_pool_init();
+	if (ret) {
+		destroy_workqueue(sor_wq);
+		return ret;
+	}
 	ret = sor_serve_init();
 	if (!ret) {
 		ret = sor_rx_init();

@@ -11,24 +11,45 @@
  *
  * The pool is sized by demand: a get that finds it empty doubles what it
  * keeps (from SOR_POOL_MIN up to SOR_POOL_MAX blocks of each size), and a
- * refill that was not needed lets it shrink back by an eighth.  Fresh
- * blocks are added when it runs below half of that.
+ * refill that was not needed lets it shrink back by an eighth, at most once
+ * a second, so that what a burst of connections needed is still there for
+ * the next.  Fresh blocks are added when it runs below half of that.  Under
+ * memory pressure a shrinker frees what the pool keeps.
+ *
+ * A fresh block costs a whole zeroing, one that came back only its used
+ * pages: a get that finds no ready block takes one that came back, and the
+ * refill zeroes those before it makes fresh ones, one of each size in turn
+ * so that growing one size does not starve the other.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/bitmap.h>
 #include <linux/gfp.h>
+#include <linux/jiffies.h>
 #include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/seq_file.h>
+#include <linux/shrinker.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
 #include "sor_mem.h"
 
-/* Blocks kept of each size, ready or to be zeroed: the bounds of target. */
-#define SOR_POOL_MIN		8U
-#define SOR_POOL_MAX		32U
+/*
+ * Blocks kept of each size, ready or to be zeroed: the bounds of target
+ * while connections ask (the shrinker sets it to none until they do).
+ * A server's connections wait in its accept queue with their rings, so a
+ * burst of connect() calls needs as many as the queue holds; a fresh block
+ * taken then is zeroed whole on the connection's path.
+ */
+#define SOR_POOL_MIN		32U
+#define SOR_POOL_MAX		64U
+/*
+ * Pages a get may zero where it cannot sleep: a closed connection that
+ * carried a few messages wrote its header and a page or two of data.
+ */
+#define SOR_POOL_ATOMIC_PAGES	4U
 
 struct sor_pool_class {
 	size_t len;
@@ -38,6 +59,7 @@ struct sor_pool_class {
 	unsigned int nr_dirty;
 	unsigned int target;		/* blocks to keep, by demand */
 	bool missed;			/* a get found none since the last fill */
+	unsigned long shrunk;		/* jiffies, target last lowered */
 };
 
 /*
@@ -67,8 +89,11 @@ static void sor_pool_later(void)
 	queue_delayed_work(sor_wq, &sor_pool_work, 1);
 }
 
-/* Zero the pages of B (LEN bytes) its bitmap names, yielding between pages. */
-static void sor_pool_zero(struct sor_pool_blk *b, size_t len)
+/*
+ * Zero the pages of B (LEN bytes) its bitmap names, yielding between pages
+ * if it MAY_SLEEP.
+ */
+static void sor_pool_zero(struct sor_pool_blk *b, size_t len, bool may_sleep)
 {
 	DECLARE_BITMAP(dirty, SOR_POOL_MAX_PAGES);
 	unsigned int pages = len >> PAGE_SHIFT, i;
@@ -77,8 +102,31 @@ static void sor_pool_zero(struct sor_pool_blk *b, size_t len)
 	bitmap_copy(dirty, b->dirty, SOR_POOL_MAX_PAGES);
 	for_each_set_bit(i, dirty, pages) {
 		clear_page((void *)b + ((size_t)i << PAGE_SHIFT));
-		cond_resched();
+		if (may_sleep)
+			cond_resched();
 	}
+}
+
+/*
+ * A block of K that came back, for a get to zero itself: any if it
+ * MAY_SLEEP, else one with at most SOR_POOL_ATOMIC_PAGES to zero (lock held).
+ */
+static struct sor_pool_blk *sor_pool_take_dirty(struct sor_pool_class *k,
+						bool may_sleep)
+{
+	unsigned int pages = k->len >> PAGE_SHIFT;
+	struct sor_pool_blk *b;
+
+	lockdep_assert_held(&sor_pool_lock);
+	list_for_each_entry(b, &k->dirty, link) {
+		if (may_sleep ||
+		    bitmap_weight(b->dirty, pages) <= SOR_POOL_ATOMIC_PAGES) {
+			list_del(&b->link);
+			k->nr_dirty--;
+			return b;
+		}
+	}
+	return NULL;
 }
 
 static struct sor_pool_class *sor_pool_class(size_t len)
@@ -111,8 +159,9 @@ static void *sor_pool_new(size_t len, bool zero)
  */
 void *sor_pool_get(size_t len, gfp_t gfp)
 {
+	bool may_sleep = gfpflags_allow_blocking(gfp);
 	struct sor_pool_class *k = sor_pool_class(len);
-	struct sor_pool_blk *b = NULL;
+	struct sor_pool_blk *b = NULL, *used = NULL;
 	unsigned long flags;
 
 	if (k) {
@@ -123,7 +172,8 @@ void *sor_pool_get(size_t len, gfp_t gfp)
 			k->nr_ready--;
 		} else {
 			k->missed = true;
-			k->target = min(2 * k->target, SOR_POOL_MAX);
+			k->target = clamp(2 * k->target, SOR_POOL_MIN, SOR_POOL_MAX);
+			used = sor_pool_take_dirty(k, may_sleep);
 		}
 		spin_unlock_irqrestore(&sor_pool_lock, flags);
 		sor_pool_later();
@@ -131,7 +181,11 @@ void *sor_pool_get(size_t len, gfp_t gfp)
 	if (b) {
 		/* The link was the only word written since it was zeroed. */
 		memset(b, 0, sizeof(*b));
-	} else if (gfpflags_allow_blocking(gfp)) {
+	} else if (used) {
+		/* Page 0, with the link and the bitmap, is always among them. */
+		sor_pool_zero(used, len, may_sleep);
+		b = used;
+	} else if (may_sleep) {
 		b = sor_pool_new(len, true);
 	}
 	if (b)
@@ -179,67 +233,164 @@ void sor_pool_put(void *p, size_t len, const unsigned long *dirty)
 	sor_pool_later();
 }
 
-/* Work: zero what came back, allocate up to the target. */
-static void sor_pool_fill(struct work_struct *w)
+/* Zeroed B of K to the ready list, or freed if K has enough. */
+static void sor_pool_ready(struct sor_pool_class *k, struct sor_pool_blk *b)
+{
+	void *p = b;
+
+	sor_pool_zero(b, k->len, true);
+	spin_lock_irq(&sor_pool_lock);
+	if (k->nr_ready < k->target && !sor_pool_dying) {
+		list_add_tail(&b->link, &k->ready);
+		k->nr_ready++;
+		p = NULL;
+	}
+	spin_unlock_irq(&sor_pool_lock);
+	if (p)
+		free_pages_exact(p, k->len);
+	cond_resched();
+}
+
+/* Zero every block of K that came back. */
+static void sor_pool_zero_dirty(struct sor_pool_class *k)
 {
 	struct sor_pool_blk *b;
+
+	for (;;) {
+		spin_lock_irq(&sor_pool_lock);
+		b = list_first_entry_or_null(&k->dirty, struct sor_pool_blk, link);
+		if (b) {
+			list_del(&b->link);
+			k->nr_dirty--;
+		}
+		spin_unlock_irq(&sor_pool_lock);
+		if (!b)
+			return;
+		sor_pool_ready(k, b);
+	}
+}
+
+/* One fresh block for K if it is to GROW and short of its target. */
+static bool sor_pool_grow(struct sor_pool_class *k, bool grow)
+{
+	struct sor_pool_blk *b;
+
+	if (!grow || READ_ONCE(k->nr_ready) >= READ_ONCE(k->target) ||
+	    READ_ONCE(sor_pool_dying))
+		return false;
+	b = sor_pool_new(k->len, false);
+	if (!b)
+		return false;
+	bitmap_fill(b->dirty, SOR_POOL_MAX_PAGES);
+	sor_pool_ready(k, b);
+	return true;
+}
+
+/*
+ * Work: zero what came back, then allocate up to the target, a fresh block
+ * of each size in turn, zeroing what came back meanwhile between them.
+ */
+static void sor_pool_fill(struct work_struct *w)
+{
+	bool grow[ARRAY_SIZE(sor_pool)], more;
 	unsigned int i;
-	bool grow;
-	void *p;
 
 	for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
 		struct sor_pool_class *k = &sor_pool[i];
 
 		/* Not asked for more than it had: keep a little less. */
 		spin_lock_irq(&sor_pool_lock);
-		if (!k->missed && k->nr_ready + k->nr_dirty >= k->target)
+		if (!k->missed && k->target > SOR_POOL_MIN &&
+		    k->nr_ready + k->nr_dirty >= k->target &&
+		    time_after(jiffies, k->shrunk + HZ)) {
 			k->target = max(k->target - k->target / 8, SOR_POOL_MIN);
+			k->shrunk = jiffies;
+		}
 		k->missed = false;
 		/*
-		 * A fresh block costs a whole zeroing, one that comes back
-		 * only its used pages: add fresh ones only when running low,
-		 * not for each get (its block would come back to a full pool
-		 * and be freed).
+		 * Fresh blocks only when running low, not for each get (its
+		 * block would come back to a full pool and be freed).
 		 */
-		grow = k->nr_ready + k->nr_dirty < k->target / 2;
+		grow[i] = k->nr_ready + k->nr_dirty < k->target / 2;
 		spin_unlock_irq(&sor_pool_lock);
-		for (;;) {
-			spin_lock_irq(&sor_pool_lock);
-			b = list_first_entry_or_null(&k->dirty,
-						     struct sor_pool_blk, link);
-			if (b) {
-				list_del(&b->link);
-				k->nr_dirty--;
-			}
-			spin_unlock_irq(&sor_pool_lock);
-			if (!b) {
-				if (!grow || READ_ONCE(k->nr_ready) >= READ_ONCE(k->target) ||
-				    READ_ONCE(sor_pool_dying))
-					break;
-				b = sor_pool_new(k->len, false);
-				if (!b)
-					break;
-				bitmap_fill(b->dirty, SOR_POOL_MAX_PAGES);
-			}
-			sor_pool_zero(b, k->len);
-			p = b;
-			spin_lock_irq(&sor_pool_lock);
-			if (k->nr_ready < k->target && !sor_pool_dying) {
-				list_add_tail(&b->link, &k->ready);
-				k->nr_ready++;
-				p = NULL;
-			}
-			spin_unlock_irq(&sor_pool_lock);
-			if (p)
-				free_pages_exact(p, k->len);
-			cond_resched();
-		}
 	}
+	do {
+		more = false;
+		for (i = 0; i < ARRAY_SIZE(sor_pool); i++)
+			sor_pool_zero_dirty(&sor_pool[i]);
+		for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
+			grow[i] = sor_pool_grow(&sor_pool[i], grow[i]);
+			more |= grow[i];
+		}
+	} while (more);
 }
 
-void sor_pool_init(void)
+/* Shrinker: the blocks the pool keeps, none of them in use. */
+static unsigned long sor_pool_count(struct shrinker *sh,
+				    struct shrink_control *sc)
+{
+	unsigned long n = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sor_pool); i++)
+		n += READ_ONCE(sor_pool[i].nr_ready) + READ_ONCE(sor_pool[i].nr_dirty);
+	return n;
+}
+
+/*
+ * Shrinker: free up to sc->nr_to_scan kept blocks, those to zero first, and
+ * keep none until a connection finds the pool empty again.
+ */
+static unsigned long sor_pool_scan(struct shrinker *sh,
+				   struct shrink_control *sc)
+{
+	struct list_head gone[ARRAY_SIZE(sor_pool)];
+	struct sor_pool_blk *b, *n;
+	unsigned long freed = 0;
+	unsigned int i;
+
+	spin_lock_irq(&sor_pool_lock);
+	for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
+		struct sor_pool_class *k = &sor_pool[i];
+
+		INIT_LIST_HEAD(&gone[i]);
+		k->target = 0;
+		for (; freed < sc->nr_to_scan && k->nr_dirty; freed++, k->nr_dirty--)
+			list_move(k->dirty.next, &gone[i]);
+		for (; freed < sc->nr_to_scan && k->nr_ready; freed++, k->nr_ready--)
+			list_move(k->ready.next, &gone[i]);
+	}
+	spin_unlock_irq(&sor_pool_lock);
+	for (i = 0; i < ARRAY_SIZE(sor_pool); i++)
+		list_for_each_entry_safe(b, n, &gone[i], link)
+			free_pages_exact(b, sor_pool[i].len);
+	return freed ? freed : SHRINK_STOP;
+}
+
+static struct shrinker sor_pool_shrinker = {
+	.count_objects = sor_pool_count,
+	.scan_objects = sor_pool_scan,
+	.seeks = DEFAULT_SEEKS,
+};
+
+/* debugfs `pool`: per size, blocks ready, to zero, and kept by demand. */
+int sor_pool_show(struct seq_file *m, void *v)
 {
 	unsigned int i;
+
+	spin_lock_irq(&sor_pool_lock);
+	for (i = 0; i < ARRAY_SIZE(sor_pool); i++)
+		seq_printf(m, "len %zu ready %u dirty %u target %u\n",
+			   sor_pool[i].len, sor_pool[i].nr_ready,
+			   sor_pool[i].nr_dirty, sor_pool[i].target);
+	spin_unlock_irq(&sor_pool_lock);
+	return 0;
+}
+
+int sor_pool_init(void)
+{
+	unsigned int i;
+	int ret;
 
 	/* SOR_POOL_MAX_PAGES is the receive block's pages, as they are here. */
 	BUILD_BUG_ON(EUSRV_SOR_RING_DEF_SHIFT < PAGE_SHIFT);
@@ -251,7 +402,11 @@ void sor_pool_init(void)
 		INIT_LIST_HEAD(&sor_pool[i].dirty);
 		sor_pool[i].target = SOR_POOL_MIN;
 	}
+	ret = register_shrinker(&sor_pool_shrinker, "eusrv_sor-pool");
+	if (ret)
+		return ret;
 	queue_delayed_work(sor_wq, &sor_pool_work, 0);
+	return 0;
 }
 
 /* Module exit, after every connection: free the pool. */
@@ -260,6 +415,7 @@ void sor_pool_exit(void)
 	struct sor_pool_blk *b, *n;
 	unsigned int i;
 
+	unregister_shrinker(&sor_pool_shrinker);
 	spin_lock_irq(&sor_pool_lock);
 	sor_pool_dying = true;
 	spin_unlock_irq(&sor_pool_lock);

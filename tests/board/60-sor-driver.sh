@@ -6,7 +6,8 @@
 # read()/write() (checked, wrapping the rings), poll, EOF, a refused
 # CONNECT, who may LISTEN and ACCEPT (reachable listeners only, only the
 # accepted end of a dummy claims it, not from another network namespace),
-# malformed ioctls and a hostile ring tail, then node1 frozen and
+# malformed ioctls and a hostile ring tail, the ring pool emptied by its
+# shrinker and filled again, then node1 frozen and
 # later killed under a blocked WAIT (ECONNRESET within 3 s each time; after
 # the thaw node1 has reset its side too) and the module unloaded and
 # reloaded on node0.
@@ -81,6 +82,22 @@ SCRUB=$((PORT + 13))
 serve_on_node1 scrub-server $SCRUB /tmp/sor-scrub.out
 run_report "node0 scrub" node0 scrub 1 $SCRUB
 on node1 "pkill -f 'sor-driver-test scrub-server'" >/dev/null 2>&1
+
+# The ring pool keeps blocks for a burst and gives them all back under
+# memory pressure (its shrinker, here through drop_caches), then fills
+# again from demand, still handing out only zeroed rings.
+pool=/sys/kernel/debug/eusrv_sor/pool
+check "node1: the ring pool keeps at least 32 blocks of each size" \
+	on node1 "awk '\$8 < 32 { bad = 1 } END { exit bad || NR != 2 }' $pool"
+sleep 1
+check "node1: drop_caches empties the ring pool (its shrinker)" \
+	on node1 "echo 2 >/proc/sys/vm/drop_caches &&
+		awk '\$4 || \$6 || \$8 { bad = 1 } END { exit bad || NR != 2 }' $pool"
+serve_on_node1 scrub-server $SCRUB /tmp/sor-scrub2.out
+run_report "node0 scrub after the shrinker" node0 scrub 1 $SCRUB
+on node1 "pkill -f 'sor-driver-test scrub-server'" >/dev/null 2>&1
+check "node1: the ring pool filled again from demand" \
+	on node1 "awk '\$4 + \$6 == 0 { bad = 1 } END { exit bad || NR != 2 }' $pool"
 
 # A server that closes its accepted sockets without ACCEPT: the clients
 # hear at once, as over TCP; the server's side goes with them.
