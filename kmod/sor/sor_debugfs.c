@@ -235,6 +235,8 @@ void sor_debugfs_init(void)
 	debugfs_create_file("inject_write", 0200, sor_debugfs_dir, NULL,
 			    &sor_inject_store_fops);
 	debugfs_create_file("pool", 0400, sor_debugfs_dir, NULL, &sor_pool_fops);
+	debugfs_create_bool("pool_fill_off", 0600, sor_debugfs_dir,
+			    &sor_pool_fill_off);
 }
 
 void sor_debugfs_exit(void)

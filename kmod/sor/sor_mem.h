@@ -54,6 +54,7 @@ u64 sor_charged_pages(void);
 void *sor_pool_get(size_t len, gfp_t gfp);
 void sor_pool_put(void *p, size_t len, const unsigned long *dirty);
 u64 sor_pool_bytes_out(void);
+extern bool sor_pool_fill_off;
 int sor_pool_init(void);
 int sor_pool_show(struct seq_file *m, void *v);
 void sor_pool_exit(void);

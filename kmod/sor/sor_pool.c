@@ -71,6 +71,8 @@ struct sor_pool_blk {
 	DECLARE_BITMAP(dirty, SOR_POOL_MAX_PAGES);
 };
 
+/* debugfs pool_fill_off (fault injection): no refill, gets take blocks back. */
+bool sor_pool_fill_off;
 static DEFINE_SPINLOCK(sor_pool_lock);
 static struct sor_pool_class sor_pool[2];
 static bool sor_pool_dying;
@@ -294,6 +296,9 @@ static void sor_pool_fill(struct work_struct *w)
 {
 	bool grow[ARRAY_SIZE(sor_pool)], more;
 	unsigned int i;
+
+	if (READ_ONCE(sor_pool_fill_off))
+		return;
 
 	for (i = 0; i < ARRAY_SIZE(sor_pool); i++) {
 		struct sor_pool_class *k = &sor_pool[i];

@@ -7,7 +7,8 @@
 # CONNECT, who may LISTEN and ACCEPT (reachable listeners only, only the
 # accepted end of a dummy claims it, not from another network namespace),
 # malformed ioctls and a hostile ring tail, the ring pool emptied by its
-# shrinker and filled again, then node1 frozen and
+# shrinker and its returned blocks reused with the refill held, then node1
+# frozen and
 # later killed under a blocked WAIT (ECONNRESET within 3 s each time; after
 # the thaw node1 has reset its side too) and the module unloaded and
 # reloaded on node0.
@@ -84,20 +85,28 @@ run_report "node0 scrub" node0 scrub 1 $SCRUB
 on node1 "pkill -f 'sor-driver-test scrub-server'" >/dev/null 2>&1
 
 # The ring pool keeps blocks for a burst and gives them all back under
-# memory pressure (its shrinker, here through drop_caches), then fills
-# again from demand, still handing out only zeroed rings.
-pool=/sys/kernel/debug/eusrv_sor/pool
+# memory pressure (its shrinker, here through drop_caches).  Then, with
+# its refill held (debugfs pool_fill_off), every ring comes either fresh
+# or from a block that came back and was zeroed by the connection that
+# took it: still only zeroed rings.
+dbg=/sys/kernel/debug/eusrv_sor
 check "node1: the ring pool keeps at least 32 blocks of each size" \
-	on node1 "awk '\$8 < 32 { bad = 1 } END { exit bad || NR != 2 }' $pool"
+	on node1 "awk '\$8 < 32 { bad = 1 } END { exit bad || NR != 2 }' $dbg/pool"
 sleep 1
-check "node1: drop_caches empties the ring pool (its shrinker)" \
-	on node1 "echo 2 >/proc/sys/vm/drop_caches &&
-		awk '\$4 || \$6 || \$8 { bad = 1 } END { exit bad || NR != 2 }' $pool"
+for n in node0 node1; do
+	check "$n: drop_caches empties the ring pool (its shrinker)" \
+		on $n "echo 2 >/proc/sys/vm/drop_caches && echo Y >$dbg/pool_fill_off &&
+			awk '\$4 || \$6 || \$8 { bad = 1 } END { exit bad || NR != 2 }' $dbg/pool"
+done
 serve_on_node1 scrub-server $SCRUB /tmp/sor-scrub2.out
-run_report "node0 scrub after the shrinker" node0 scrub 1 $SCRUB
+run_report "node0 scrub, refill held" node0 scrub 1 $SCRUB
 on node1 "pkill -f 'sor-driver-test scrub-server'" >/dev/null 2>&1
-check "node1: the ring pool filled again from demand" \
-	on node1 "awk '\$4 + \$6 == 0 { bad = 1 } END { exit bad || NR != 2 }' $pool"
+sleep 1
+check "node1: with the refill held, blocks came back and none was made ready" \
+	on node1 "awk '\$4 || !\$6 { bad = 1 } END { exit bad || NR != 2 }' $dbg/pool"
+for n in node0 node1; do
+	on $n "echo N >$dbg/pool_fill_off" >/dev/null
+done
 
 # A server that closes its accepted sockets without ACCEPT: the clients
 # hear at once, as over TCP; the server's side goes with them.
