@@ -157,7 +157,8 @@ static void *sor_pool_new(size_t len, bool zero)
 /*
  * Zeroed memory of LEN bytes, page aligned, addressable by ADDR; NULL if
  * none.  Any context: where GFP may not sleep, only a block the pool has
- * ready (a fresh one is zeroed whole, too long for an interrupt).
+ * ready or one that came back with little to zero (a fresh one is zeroed
+ * whole, too long for an interrupt).
  */
 void *sor_pool_get(size_t len, gfp_t gfp)
 {
@@ -260,11 +261,7 @@ static void sor_pool_zero_dirty(struct sor_pool_class *k)
 
 	for (;;) {
 		spin_lock_irq(&sor_pool_lock);
-		b = list_first_entry_or_null(&k->dirty, struct sor_pool_blk, link);
-		if (b) {
-			list_del(&b->link);
-			k->nr_dirty--;
-		}
+		b = sor_pool_take_dirty(k, true);
 		spin_unlock_irq(&sor_pool_lock);
 		if (!b)
 			return;
