@@ -403,6 +403,8 @@ int sor_pool_init(void)
 		INIT_LIST_HEAD(&sor_pool[i].ready);
 		INIT_LIST_HEAD(&sor_pool[i].dirty);
 		sor_pool[i].target = SOR_POOL_MIN;
+		/* jiffies start minutes before wrapping: not 0, or none for those. */
+		sor_pool[i].shrunk = jiffies;
 	}
 	ret = register_shrinker(&sor_pool_shrinker, "eusrv_sor-pool");
 	if (ret)
