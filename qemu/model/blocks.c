@@ -383,6 +383,18 @@ void vb_blocks_kick(struct vb_blocks *bl, unsigned int node,
 	vb_mbox_bad_kick(&bl->nodes[node].mbox, vector);
 }
 
+void vb_blocks_far_conds(const struct vb_blocks *bl, uint64_t *taken,
+			 uint64_t *skipped)
+{
+	unsigned int i;
+
+	*taken = *skipped = 0;
+	for (i = 0; i < bl->board->nr_nodes; i++) {
+		*taken += bl->nodes[i].cdma.far_taken;
+		*skipped += bl->nodes[i].cdma.far_skipped;
+	}
+}
+
 bool vb_blocks_busy(const struct vb_blocks *bl)
 {
 	return bl->runq_len != 0;

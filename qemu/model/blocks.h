@@ -107,6 +107,13 @@ void vb_blocks_raise(struct vb_blocks *bl, unsigned int node,
 void vb_blocks_kick(struct vb_blocks *bl, unsigned int node,
 		    unsigned int vector);
 
+/*
+ * The engines' conditional writes to other nodes' inboxes since start,
+ * summed over the nodes: *TAKEN went on, *SKIPPED found their word 0.
+ */
+void vb_blocks_far_conds(const struct vb_blocks *bl, uint64_t *taken,
+			 uint64_t *skipped);
+
 /* True if work is queued for the next round (the loop must not sleep). */
 bool vb_blocks_busy(const struct vb_blocks *bl);
 /*

@@ -359,11 +359,13 @@ static bool vb_cdma_is_inbox(uint64_t ga)
 
 /*
  * A conditional write's word (COND): taken once, swapped with 0.  XFER_DONE
- * when it was 0 (the write is skipped), 0 to go on, or DMADecErr.
+ * when it was 0 (the write is skipped), 0 to go on, or DMADecErr.  Those
+ * to another node's inbox are counted for the model's priority.h.
  */
 static uint32_t vb_cdma_cond(struct vb_cdma *c)
 {
 	uint32_t *word;
+	bool far;
 
 	if (!c->cur_cond || c->cond_seen)
 		return 0;
@@ -377,8 +379,12 @@ static uint32_t vb_cdma_cond(struct vb_cdma *c)
 	 * node that sets the word, fences and then reads what they stored
 	 * either sees their values or has its word taken here.
 	 */
-	if (__atomic_exchange_n(word, 0, __ATOMIC_SEQ_CST))
+	far = EUSRV_GA_NODE(c->cur_da) != c->node;
+	if (__atomic_exchange_n(word, 0, __ATOMIC_SEQ_CST)) {
+		c->far_taken += far;
 		return 0;
+	}
+	c->far_skipped += far;
 	c->skipped_cnt++;
 	c->cur_done = MSG_SIZE;
 	return XFER_DONE;

@@ -32,6 +32,7 @@
 #include "log.h"
 #include "mgmt_hub.h"
 #include "nic.h"
+#include "priority.h"
 
 #define PROG			"eusrv-board-model"
 #define EXIT_USAGE		2
@@ -52,6 +53,7 @@ struct options {
 	unsigned int nr_bases;
 	bool axidma_pg021;
 	bool cdma_pg034;
+	bool no_realtime;
 };
 
 struct model {
@@ -62,6 +64,7 @@ struct model {
 	struct ivs_server ivs;
 	struct vb_hub hub;
 	struct vb_nic nic;
+	struct vb_prio prio;
 	char ready_path[PATH_MAX];
 	char lock_path[PATH_MAX];
 	int lock_fd;
@@ -91,6 +94,8 @@ static void model_usage(FILE *out)
 		"                    virtual board's SR_CLR registers\n"
 		"  --cdma-pg034      the same for the CDMA engines (PG034: write 1s to\n"
 		"                    CDMASR)\n"
+		"  --no-realtime     never run real-time (SCHED_FIFO) while the nodes'\n"
+		"                    readers spin (priority.h)\n"
 		"  --foreground      run in the foreground (always the case; accepted so\n"
 		"                    that launchers may say so)\n"
 		"  --help            this text\n"
@@ -183,7 +188,7 @@ static int parse_ram_bases(const char *s, struct options *o)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DIR = 256, OPT_NODES, OPT_RAM, OPT_LOG, OPT_FG, OPT_HELP,
-	       OPT_PG021, OPT_PG034, OPT_RAM_BASE };
+	       OPT_PG021, OPT_PG034, OPT_RAM_BASE, OPT_NO_RT };
 	static const struct option longopts[] = {
 		{ "dir", required_argument, NULL, OPT_DIR },
 		{ "nodes", required_argument, NULL, OPT_NODES },
@@ -193,6 +198,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "foreground", no_argument, NULL, OPT_FG },
 		{ "axidma-pg021", no_argument, NULL, OPT_PG021 },
 		{ "cdma-pg034", no_argument, NULL, OPT_PG034 },
+		{ "no-realtime", no_argument, NULL, OPT_NO_RT },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -251,6 +257,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case OPT_PG034:
 			o->cdma_pg034 = true;
+			break;
+		case OPT_NO_RT:
+			o->no_realtime = true;
 			break;
 		case OPT_HELP:
 			model_usage(stdout);
@@ -438,6 +447,7 @@ int main(int argc, char **argv)
 	struct options o;
 	bool have_blocks = false, have_ivs = false, have_hub = false;
 	bool have_board = false, have_nic = false;
+	uint64_t taken, skipped;
 	unsigned int i;
 	int err, status = 1;
 	sigset_t set;
@@ -514,6 +524,7 @@ int main(int argc, char **argv)
 		goto out;
 	log_info("board model ready: %u nodes, %" PRIu64 " bytes RAM each, state in %s",
 		 o.nodes, o.ram_size, o.dir);
+	vb_prio_init(&m->prio, !o.no_realtime, evloop_now_us());
 
 	while (!m->stop) {
 		err = evloop_run_once(&m->loop,
@@ -526,9 +537,12 @@ int main(int argc, char **argv)
 		vb_blocks_round(&m->blocks);
 		vb_nic_round(&m->nic);
 		vb_hub_reap(&m->hub);
+		vb_blocks_far_conds(&m->blocks, &taken, &skipped);
+		vb_prio_round(&m->prio, evloop_now_us(), taken, skipped);
 	}
 	status = 0;
 out:
+	vb_prio_fini(&m->prio);
 	if (m->ready_path[0])
 		unlink(m->ready_path);
 	if (have_hub)

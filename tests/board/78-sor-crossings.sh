@@ -17,6 +17,9 @@
 #    data lands as it arms hangs the loop; a client that spins answers at
 #    once and makes that moment likely (before the arm was kept set there,
 #    one connection in two hung).
+# And the board model's priority (qemu/model/priority.h): an ordinary
+# process while the readers sleep, real-time while they spin, ordinary
+# again when they sleep.
 # The connection's own counters (eusrvctl conns --closed, this test's port)
 # are exact; the nodes' interrupts (eusrvctl stats) also count keepalives,
 # so they get a small allowance.  Counts, not timings: this is a test.
@@ -31,6 +34,31 @@ board_up "2 nodes boot" -n 2
 books_baseline node0 node1
 
 N=1000
+DIR=${EUSRV_BOARD_DIR:-/dev/shm/eusrv-board}
+
+# rt_lines: how often the board model has gone real-time (its log).
+rt_lines() {
+	grep -c 'priority: real-time' "$DIR/model.log"
+}
+
+# prio_check NAME WANT RT0: since RT0 (rt_lines before the run) the model
+# went real-time (WANT real-time), or did not and is an ordinary process
+# now (WANT ordinary); skipped where it may not run real-time.
+prio_check() {
+	local n policy
+	n=$(rt_lines)
+	policy=$(chrt -p "$(cat "$DIR/model.pid")" 2>/dev/null |
+		sed -n 's/.*current scheduling policy: //p')
+	if grep -q 'priority: staying an ordinary process' "$DIR/model.log"; then
+		ok "$1: the board model's priority # SKIP it may not run real-time here"
+	elif [ "$2" = real-time ] && [ "$n" -gt "$3" ]; then
+		ok "$1: the board model went real-time ($((n - $3)) times)"
+	elif [ "$2" = ordinary ] && [ "$n" -eq "$3" ] && [ "$policy" = SCHED_OTHER ]; then
+		ok "$1: the board model stayed an ordinary process"
+	else
+		not_ok "$1: the board model is $2 # went real-time $((n - $3)) times, now $policy"
+	fi
+}
 
 # conn_x NODE PORT: this test's connection on PORT (the newest record with
 # it as local or peer port): its x_* counters as shell assignments.
@@ -100,6 +128,7 @@ run() {
 }
 
 # The bounds allow the connection's set-up and close (a NACK each way).
+rt0=$(rt_lines)
 if run "sleeping reader" 7801 block 0; then
 	le "$db" 1.01 && ok "sleeping reader: 1 doorbell per one-way message ($db)" ||
 		not_ok "sleeping reader: 1 doorbell per one-way message # $db"
@@ -110,8 +139,10 @@ if run "sleeping reader" 7801 block 0; then
 		not_ok "sleeping reader: at most 2 system calls per one-way message # $calls"
 	[ "$empty" -eq 0 ] && ok "sleeping reader: no empty wake-up" ||
 		not_ok "sleeping reader: no empty wake-up # $empty"
+	prio_check "sleeping reader" ordinary "$rt0"
 fi
 
+rt0=$(rt_lines)
 if run "spinning readers" 7802 block 100000; then
 	le "$db" 1.01 && ok "spinning readers: 1 doorbell per one-way message ($db)" ||
 		not_ok "spinning readers: 1 doorbell per one-way message # $db"
@@ -119,10 +150,12 @@ if run "spinning readers" 7802 block 100000; then
 		not_ok "spinning readers: no interrupt # $irq per one-way message"
 	le "$calls" 1.02 && ok "spinning readers: 1 system call per one-way message ($calls)" ||
 		not_ok "spinning readers: 1 system call per one-way message # $calls"
+	prio_check "spinning readers" real-time "$rt0"
 fi
 
 for t in "lt 7803 level" "et 7804 edge"; do
 	set -- $t
+	rt0=$(rt_lines)
 	if run "$3-triggered epoll server" "$2" "$1" 0; then
 		le "$db" 2.02 && ok "$3-triggered epoll: 2 doorbells per request ($db)" ||
 			not_ok "$3-triggered epoll: 2 doorbells per request # $db"
@@ -132,6 +165,7 @@ for t in "lt 7803 level" "et 7804 edge"; do
 		[ "$empty" -eq 0 ] && [ -n "$swake" ] && le "$swake" 1.01 &&
 			ok "$3-triggered epoll: no wake-up that reports nothing (server $swake per request)" ||
 			not_ok "$3-triggered epoll: no wake-up that reports nothing # driver $empty, server ${swake:-?} per request"
+		prio_check "$3-triggered epoll" ordinary "$rt0"
 	fi
 done
 

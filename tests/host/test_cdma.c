@@ -603,9 +603,12 @@ static void test_mailbox_cond(void)
 	struct eusrv_mbox_fifo_entry e[8];
 	uint64_t m = eusrv_msg_make(0xc, 7, 0x77);
 	uint32_t *w1 = (uint32_t *)ramp(1, BUF1), *w0 = (uint32_t *)ramp(0, BUF1 + 64);
+	uint64_t taken, skipped;
 	unsigned int got;
 
 	fresh_board();
+	taken = cd[0].far_taken;
+	skipped = cd[0].far_skipped;
 	sg_start(0, CR_RUN, 0);
 	*w1 = 1;
 	*w0 = 0;
@@ -626,6 +629,8 @@ static void test_mailbox_cond(void)
 	settle();
 	ok(drain_fifo(1, e, 8) == 0 && creg(0, EUSRV_CDMA_SKIPPED_CNT) == 2,
 	   "cond: a word taken once sends nothing again");
+	ok(cd[0].far_taken - taken == 1 && cd[0].far_skipped - skipped == 1,
+	   "cond: to another node's inbox 1 taken and 1 skipped counted, not the own node's");
 	/* A misaligned word is a decode error, COND on a copy an internal one. */
 	fill_cond_msg(0, 3, 1, m, EUSRV_GA(1, BUF1 + 2));
 	set_tail(0, dga(0, 3));
