@@ -9,8 +9,8 @@
  * skipped (their readers had not armed: they spin or are busy), and as an
  * ordinary process while most are taken (the readers sleep, their vCPUs
  * halted, and the model finds a core free).  Real-time only shortens the
- * model's wake-ups: a model busy for more than half a window has no use
- * for it and is ordinary, so that no load, a rogue node's included, has a
+ * model's wake-ups: a model busy nearly all of a window has no use for it
+ * and is ordinary, so that no load, a rogue node's included, has a
  * real-time process hold a core.  docs/performance.md has the figures.
  */
 #ifndef EUSRV_MODEL_PRIORITY_H
@@ -40,7 +40,8 @@ struct vb_prio {
  * The rule, on one window of WINDOW_US in which the model ran BUSY_US:
  * real-time when at least two thirds of the conditional writes were
  * skipped, staying so while at least half are; never on fewer than
- * PRIO_MIN_CONDS, nor when the model ran more than half the window.
+ * PRIO_MIN_CONDS, nor when the model ran more than PRIO_MAX_BUSY_TENTHS
+ * of the window.
  */
 bool vb_prio_want_rt(bool rt, uint64_t taken, uint64_t skipped,
 		     uint64_t busy_us, uint64_t window_us);
@@ -48,12 +49,13 @@ bool vb_prio_want_rt(bool rt, uint64_t taken, uint64_t skipped,
 void vb_prio_init(struct vb_prio *p, bool enabled, uint64_t now_us);
 /*
  * After a loop round: TAKEN and SKIPPED are the running totals; at the end
- * of a window the rule is applied to them and to the model's CPU time.  A refusal (no CAP_SYS_NICE, no
- * RLIMIT_RTPRIO) is logged once and turns the rule off.
+ * of a window the rule is applied to them and to the model's CPU time.  A
+ * refusal (no CAP_SYS_NICE, no RLIMIT_RTPRIO) is logged once and turns
+ * the rule off.
  */
 void vb_prio_round(struct vb_prio *p, uint64_t now_us, uint64_t taken,
 		   uint64_t skipped);
-/* Back to an ordinary process (at exit, or with the rule off). */
+/* Back to an ordinary process, at exit. */
 void vb_prio_fini(struct vb_prio *p);
 
 #endif /* EUSRV_MODEL_PRIORITY_H */

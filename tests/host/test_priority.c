@@ -28,10 +28,13 @@ int main(void)
 	ok(!want(false, UINT64_MAX, UINT64_MAX) &&
 	   want(false, 1, UINT64_MAX) && !want(true, UINT64_MAX, 1),
 	   "counts near UINT64_MAX do not wrap");
-	ok(!vb_prio_want_rt(false, 0, 100, PRIO_WINDOW_US / 2 + 1, PRIO_WINDOW_US) &&
+	ok(!vb_prio_want_rt(false, 0, 100, PRIO_WINDOW_US / 10 * PRIO_MAX_BUSY_TENTHS + 1,
+			    PRIO_WINDOW_US) &&
 	   !vb_prio_want_rt(true, 0, 100, PRIO_WINDOW_US, PRIO_WINDOW_US),
-	   "all skipped but the model busy more than half the window: ordinary");
-	ok(vb_prio_want_rt(false, 0, 100, PRIO_WINDOW_US / 2, PRIO_WINDOW_US),
-	   "all skipped, the model busy half the window: real-time");
+	   "all skipped but the model busy more than PRIO_MAX_BUSY_TENTHS of the window: ordinary");
+	ok(vb_prio_want_rt(false, 0, 100, PRIO_WINDOW_US / 10 * PRIO_MAX_BUSY_TENTHS,
+			   PRIO_WINDOW_US) &&
+	   vb_prio_want_rt(true, 0, 100, PRIO_WINDOW_US / 2, PRIO_WINDOW_US),
+	   "all skipped, the model busy up to PRIO_MAX_BUSY_TENTHS of the window: real-time");
 	return tap_done();
 }
