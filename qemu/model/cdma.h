@@ -72,7 +72,7 @@ struct vb_cdma {
 	uint32_t bad_cnt, bad_last, wait_cnt, desc_cnt, msg_cnt, err_cnt;
 	uint32_t refused_cnt, skipped_cnt;
 	uint64_t bytes;
-	/* Conditional writes to other nodes' inboxes, never reset (sched.h). */
+	/* Conditional writes to other nodes' inboxes, never reset (priority.h). */
 	uint64_t far_taken, far_skipped;
 	bool bad_cr, bad_tail;
 	uint32_t bad_cr_val, bad_tail_val;

@@ -447,7 +447,7 @@ int main(int argc, char **argv)
 	struct options o;
 	bool have_blocks = false, have_ivs = false, have_hub = false;
 	bool have_board = false, have_nic = false;
-	uint64_t taken, skipped;
+	uint64_t taken, skipped, now;
 	unsigned int i;
 	int err, status = 1;
 	sigset_t set;
@@ -537,8 +537,11 @@ int main(int argc, char **argv)
 		vb_blocks_round(&m->blocks);
 		vb_nic_round(&m->nic);
 		vb_hub_reap(&m->hub);
-		vb_blocks_far_conds(&m->blocks, &taken, &skipped);
-		vb_prio_round(&m->prio, evloop_now_us(), taken, skipped);
+		now = evloop_now_us();
+		if (vb_prio_due(&m->prio, now)) {
+			vb_blocks_far_conds(&m->blocks, &taken, &skipped);
+			vb_prio_round(&m->prio, now, taken, skipped);
+		}
 	}
 	status = 0;
 out:

@@ -42,7 +42,6 @@ void vb_prio_init(struct vb_prio *p, bool enabled, uint64_t now_us)
 	memset(p, 0, sizeof(*p));
 	p->enabled = enabled;
 	p->start_us = now_us;
-	p->next_us = now_us + PRIO_WINDOW_US;
 	p->cpu_us = vb_prio_cpu_us();
 }
 
@@ -53,14 +52,11 @@ void vb_prio_round(struct vb_prio *p, uint64_t now_us, uint64_t taken,
 	bool want;
 	int err;
 
-	if (!p->enabled || now_us < p->next_us)
-		return;
 	cpu = vb_prio_cpu_us();
 	busy = cpu - p->cpu_us;
 	window = now_us - p->start_us;
 	want = vb_prio_want_rt(p->rt, t, s, busy, window);
 	p->start_us = now_us;
-	p->next_us = now_us + PRIO_WINDOW_US;
 	p->taken = taken;
 	p->skipped = skipped;
 	p->cpu_us = cpu;

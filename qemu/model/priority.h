@@ -30,7 +30,7 @@
 struct vb_prio {
 	bool enabled;			/* false: never real-time */
 	bool rt;			/* SCHED_FIFO now */
-	uint64_t start_us, next_us;	/* this window */
+	uint64_t start_us;		/* this window's start */
 	uint64_t taken, skipped;	/* the totals at its start */
 	uint64_t cpu_us;		/* the model's CPU time at its start */
 	struct log_ratelimit rl;	/* of the switches' log lines */
@@ -47,9 +47,16 @@ bool vb_prio_want_rt(bool rt, uint64_t taken, uint64_t skipped,
 		     uint64_t busy_us, uint64_t window_us);
 
 void vb_prio_init(struct vb_prio *p, bool enabled, uint64_t now_us);
+
+/* A window ended at NOW_US: time for vb_prio_round() (never if off). */
+static inline bool vb_prio_due(const struct vb_prio *p, uint64_t now_us)
+{
+	return p->enabled && now_us - p->start_us >= PRIO_WINDOW_US;
+}
+
 /*
- * After a loop round: TAKEN and SKIPPED are the running totals; at the end
- * of a window the rule is applied to them and to the model's CPU time.  A
+ * At the end of a window (vb_prio_due): TAKEN and SKIPPED are the running
+ * totals; the rule is applied to them and to the model's CPU time.  A
  * refusal (no CAP_SYS_NICE, no RLIMIT_RTPRIO) is logged once and turns
  * the rule off.
  */
