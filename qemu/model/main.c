@@ -53,7 +53,7 @@ struct options {
 	unsigned int nr_bases;
 	bool axidma_pg021;
 	bool cdma_pg034;
-	bool no_realtime;
+	bool ordinary;
 };
 
 struct model {
@@ -94,8 +94,9 @@ static void model_usage(FILE *out)
 		"                    virtual board's SR_CLR registers\n"
 		"  --cdma-pg034      the same for the CDMA engines (PG034: write 1s to\n"
 		"                    CDMASR)\n"
-		"  --no-realtime     never run real-time (SCHED_FIFO) while the nodes'\n"
-		"                    readers spin (priority.h)\n"
+		"  --ordinary        stay an ordinary process: never batch while the\n"
+		"                    nodes' readers sleep nor real-time while they spin\n"
+		"                    (priority.h)\n"
 		"  --foreground      run in the foreground (always the case; accepted so\n"
 		"                    that launchers may say so)\n"
 		"  --help            this text\n"
@@ -188,7 +189,7 @@ static int parse_ram_bases(const char *s, struct options *o)
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	enum { OPT_DIR = 256, OPT_NODES, OPT_RAM, OPT_LOG, OPT_FG, OPT_HELP,
-	       OPT_PG021, OPT_PG034, OPT_RAM_BASE, OPT_NO_RT };
+	       OPT_PG021, OPT_PG034, OPT_RAM_BASE, OPT_ORDINARY };
 	static const struct option longopts[] = {
 		{ "dir", required_argument, NULL, OPT_DIR },
 		{ "nodes", required_argument, NULL, OPT_NODES },
@@ -198,7 +199,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "foreground", no_argument, NULL, OPT_FG },
 		{ "axidma-pg021", no_argument, NULL, OPT_PG021 },
 		{ "cdma-pg034", no_argument, NULL, OPT_PG034 },
-		{ "no-realtime", no_argument, NULL, OPT_NO_RT },
+		{ "ordinary", no_argument, NULL, OPT_ORDINARY },
 		{ "help", no_argument, NULL, OPT_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -258,8 +259,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case OPT_PG034:
 			o->cdma_pg034 = true;
 			break;
-		case OPT_NO_RT:
-			o->no_realtime = true;
+		case OPT_ORDINARY:
+			o->ordinary = true;
 			break;
 		case OPT_HELP:
 			model_usage(stdout);
@@ -524,7 +525,7 @@ int main(int argc, char **argv)
 		goto out;
 	log_info("board model ready: %u nodes, %" PRIu64 " bytes RAM each, state in %s",
 		 o.nodes, o.ram_size, o.dir);
-	vb_prio_init(&m->prio, !o.no_realtime, evloop_now_us());
+	vb_prio_init(&m->prio, !o.ordinary, evloop_now_us());
 
 	while (!m->stop) {
 		err = evloop_run_once(&m->loop,
