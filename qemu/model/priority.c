@@ -81,15 +81,17 @@ void vb_prio_round(struct vb_prio *p, uint64_t now_us, uint64_t taken,
 	p->skipped = skipped;
 	p->cpu_us = cpu;
 
-	/* A probe's two switches are not news: only what it finds is. */
-	quiet = p->probing && want == VB_PRIO_BATCH;
-	p->probing = false;
-	if (want != VB_PRIO_BATCH || p->cls != VB_PRIO_BATCH)
+	/*
+	 * A probe's two switches are not news: only what it finds is.  The
+	 * window that ended was a probe if batch_windows is still at its end.
+	 */
+	quiet = p->batch_windows >= PRIO_BATCH_PROBE && want == VB_PRIO_BATCH;
+	if (want != VB_PRIO_BATCH || p->cls != VB_PRIO_BATCH) {
 		p->batch_windows = 0;
-	else if (++p->batch_windows >= PRIO_BATCH_PROBE)
-		p->probing = quiet = true;
-	if (p->probing)
+	} else if (++p->batch_windows >= PRIO_BATCH_PROBE) {
 		want = VB_PRIO_ORDINARY;
+		quiet = true;
+	}
 	if (want == p->cls)
 		return;
 

@@ -56,7 +56,6 @@ struct vb_prio {
 	bool rt_ok;			/* false: SCHED_FIFO was refused */
 	enum vb_prio_class cls;		/* the class now */
 	unsigned int batch_windows;	/* windows judged in batch since it began */
-	bool probing;			/* ordinary for PRIO_BATCH_PROBE */
 	uint64_t start_us;		/* this window's start */
 	uint64_t taken, skipped;	/* the totals at its start */
 	uint64_t cpu_us;		/* the model's CPU time at its start */

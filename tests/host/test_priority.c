@@ -8,24 +8,28 @@
 #include "priority.h"
 #include "tap.h"
 
-/* The rule for a model in CLS on a window of PRIO_WINDOW_US of 1 ms busy. */
+/* The rule for a model in CLS on a window of PRIO_WINDOW_US, BUSY_US busy. */
+static enum vb_prio_class want_at(enum vb_prio_class cls, uint64_t taken,
+				  uint64_t skipped, uint64_t busy_us)
+{
+	struct vb_prio p;
+
+	vb_prio_init(&p, true, 0);
+	p.cls = cls;
+	return vb_prio_want(&p, taken, skipped, busy_us, PRIO_WINDOW_US);
+}
+
+/* ... of 1 ms busy. */
 static enum vb_prio_class want(enum vb_prio_class cls, uint64_t taken,
 			       uint64_t skipped)
 {
-	struct vb_prio p;
-
-	vb_prio_init(&p, true, 0);
-	p.cls = cls;
-	return vb_prio_want(&p, taken, skipped, 1000, PRIO_WINDOW_US);
+	return want_at(cls, taken, skipped, 1000);
 }
 
+/* ... all of 100 writes skipped. */
 static enum vb_prio_class want_busy(enum vb_prio_class cls, uint64_t busy_us)
 {
-	struct vb_prio p;
-
-	vb_prio_init(&p, true, 0);
-	p.cls = cls;
-	return vb_prio_want(&p, 0, 100, busy_us, PRIO_WINDOW_US);
+	return want_at(cls, 0, 100, busy_us);
 }
 
 /*
